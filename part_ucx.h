@@ -1,0 +1,124 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * part/ucx: MPI-4 partitioned communication over UCX RMA.
+ *
+ * The sender puts each partition with ucp_put_nbx straight into the
+ * receiver's registered buffer and then, ordered after the data by a worker
+ * fence, writes the partition's arrival flag with the epoch number. The
+ * receiver never copies: MPI_Parrived is a read of its own flag array.
+ */
+
+#ifndef MCA_PART_UCX_H
+#define MCA_PART_UCX_H
+
+#include "ompi_config.h"
+
+#include <ucp/api/ucp.h>
+
+#include "opal/class/opal_hash_table.h"
+#include "opal/class/opal_pointer_array.h"
+#include "opal/mca/threads/mutex.h"
+#include "opal/util/output.h"
+#include "ompi/mca/part/part.h"
+#include "ompi/mca/part/base/base.h"
+
+BEGIN_C_DECLS
+
+typedef struct mca_part_ucx_request_t mca_part_ucx_request_t;
+typedef struct mca_part_ucx_peer_t mca_part_ucx_peer_t;
+
+/* Intrusive doubly linked list: requests move between the module's lists
+ * on the slow path only, so no allocation is needed there. */
+typedef struct mca_part_ucx_link_t {
+    struct mca_part_ucx_link_t *prev, *next;
+} mca_part_ucx_link_t;
+
+typedef struct mca_part_ucx_component_t {
+    mca_part_base_component_4_0_0_t super;
+    int priority;
+    int verbose;
+    int output;
+    int num_workers;
+    int parrived_progress_interval;
+} mca_part_ucx_component_t;
+
+OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;
+
+typedef struct mca_part_ucx_module_t {
+    mca_part_base_module_t super;
+    ucp_context_h context;
+    int num_workers;
+    ucp_worker_h *workers;
+    /* modex blob: every worker's address, see part_ucx_ctrl.c */
+    void *address_blob;
+    size_t address_blob_len;
+    opal_hash_table_t peers;            /* opal_process_name_t -> peer */
+    opal_pointer_array_t requests;      /* id -> request, validates remote ids */
+    opal_hash_table_t seq_in;           /* (comm, source) -> setup records seen */
+    opal_hash_table_t seq_out;          /* (comm, dest) -> setup records sent */
+    opal_recursive_mutex_t lock;        /* matching, lists, tables: slow path only */
+    mca_part_ucx_link_t posted;         /* receives waiting for their setup record */
+    mca_part_ucx_link_t unexpected;     /* setup records waiting for a receive */
+    mca_part_ucx_link_t active;         /* requests the progress function polls */
+    opal_atomic_int32_t num_active;
+    bool initialized;
+} mca_part_ucx_module_t;
+
+OMPI_DECLSPEC extern mca_part_ucx_module_t mca_part_ucx_module;
+
+#define PART_UCX_VERBOSE(_level, ...) \
+    opal_output_verbose(_level, mca_part_ucx_component.output, "part:ucx " __VA_ARGS__)
+
+#define PART_UCX_ERROR(...) \
+    opal_output_verbose(0, mca_part_ucx_component.output, "part:ucx error: " __VA_ARGS__)
+
+static inline void mca_part_ucx_link_init(mca_part_ucx_link_t *head)
+{
+    head->prev = head->next = head;
+}
+
+static inline bool mca_part_ucx_link_empty(const mca_part_ucx_link_t *head)
+{
+    return head->next == head;
+}
+
+static inline bool mca_part_ucx_link_linked(const mca_part_ucx_link_t *item)
+{
+    return NULL != item->next;
+}
+
+static inline void mca_part_ucx_link_append(mca_part_ucx_link_t *head,
+                                            mca_part_ucx_link_t *item)
+{
+    item->next = head;
+    item->prev = head->prev;
+    head->prev->next = item;
+    head->prev = item;
+}
+
+static inline void mca_part_ucx_link_remove(mca_part_ucx_link_t *item)
+{
+    item->prev->next = item->next;
+    item->next->prev = item->prev;
+    item->prev = item->next = NULL;
+}
+
+#define PART_UCX_CONTAINER(_ptr, _type, _member) \
+    ((_type *) ((char *) (_ptr) - offsetof(_type, _member)))
+
+/* part_ucx_module.c */
+int mca_part_ucx_module_init(bool enable_mpi_threads);
+int mca_part_ucx_module_fini(void);
+int mca_part_ucx_progress(void);
+
+END_C_DECLS
+
+#endif /* MCA_PART_UCX_H */

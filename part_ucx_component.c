@@ -1,0 +1,133 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#include "ompi_config.h"
+
+#include "opal/mca/common/ucx/common_ucx.h"
+#include "opal/runtime/opal_progress.h"
+#include "opal/util/show_help.h"
+
+#include "part_ucx.h"
+
+static int mca_part_ucx_component_register(void);
+static int mca_part_ucx_component_open(void);
+static int mca_part_ucx_component_close(void);
+static mca_part_base_module_t *
+mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
+                            bool enable_mpi_threads);
+static int mca_part_ucx_component_fini(void);
+
+mca_part_ucx_component_t mca_part_ucx_component = {
+    .super = {
+        .partm_version = {
+            MCA_PART_BASE_VERSION_2_0_0,
+            .mca_component_name = "ucx",
+            MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                                  OMPI_RELEASE_VERSION),
+            .mca_open_component = mca_part_ucx_component_open,
+            .mca_close_component = mca_part_ucx_component_close,
+            .mca_register_component_params = mca_part_ucx_component_register,
+        },
+        .partm_data = {
+            .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT
+        },
+        .partm_init = mca_part_ucx_component_init,
+        .partm_finalize = mca_part_ucx_component_fini,
+    },
+    /* Above part/persist (priority 1): selected by default where UCX works. */
+    .priority = 20,
+    .verbose = 0,
+    .output = -1,
+    .num_workers = 1,
+    .parrived_progress_interval = 64,
+};
+
+static int mca_part_ucx_component_register(void)
+{
+    mca_base_component_t *c = &mca_part_ucx_component.super.partm_version;
+
+    (void) mca_base_component_var_register(c, "priority",
+        "Priority of the part ucx component (part/persist has 1)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.priority);
+
+    (void) mca_base_component_var_register(c, "verbose",
+        "Verbosity of the part ucx component (0: errors only, 10: every control message)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3,
+        MCA_BASE_VAR_SCOPE_LOCAL, &mca_part_ucx_component.verbose);
+
+    (void) mca_base_component_var_register(c, "num_workers",
+        "Number of UCP workers; partitions are spread over them round robin "
+        "(more than one uses several rails or paths of the network)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.num_workers);
+
+    (void) mca_base_component_var_register(c, "parrived_progress_interval",
+        "MPI_Parrived reads arrival flags only; after this many calls that find "
+        "a partition missing it also progresses communication once, so that a "
+        "program that only polls MPI_Parrived cannot starve transports that need "
+        "target-side progress (0: never)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_LOCAL, &mca_part_ucx_component.parrived_progress_interval);
+
+    opal_common_ucx_mca_var_register(c);
+    return OMPI_SUCCESS;
+}
+
+static int mca_part_ucx_component_open(void)
+{
+    mca_part_ucx_component.output = opal_output_open(NULL);
+    opal_output_set_verbosity(mca_part_ucx_component.output,
+                              mca_part_ucx_component.verbose);
+    opal_common_ucx_mca_register();
+    return OMPI_SUCCESS;
+}
+
+static int mca_part_ucx_component_close(void)
+{
+    opal_common_ucx_mca_deregister();
+    if (mca_part_ucx_component.output >= 0) {
+        opal_output_close(mca_part_ucx_component.output);
+        mca_part_ucx_component.output = -1;
+    }
+    return OMPI_SUCCESS;
+}
+
+static mca_part_base_module_t *
+mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
+                            bool enable_mpi_threads)
+{
+    int rc;
+
+    if (mca_part_ucx_component.num_workers < 1) {
+        opal_show_help("help-part-ucx.txt", "bad num_workers", true,
+                       mca_part_ucx_component.num_workers);
+        return NULL;
+    }
+
+    rc = mca_part_ucx_module_init(enable_mpi_threads);
+    if (OMPI_SUCCESS != rc) {
+        /* A component that cannot run declines; part/persist takes over. */
+        return NULL;
+    }
+
+    opal_progress_register(mca_part_ucx_progress);
+    *priority = mca_part_ucx_component.priority;
+    PART_UCX_VERBOSE(1, "initialized with %d worker(s), priority %d",
+                     mca_part_ucx_module.num_workers, *priority);
+    return &mca_part_ucx_module.super;
+}
+
+static int mca_part_ucx_component_fini(void)
+{
+    if (mca_part_ucx_module.initialized) {
+        opal_progress_unregister(mca_part_ucx_progress);
+    }
+    return mca_part_ucx_module_fini();
+}

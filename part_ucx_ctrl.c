@@ -1,0 +1,605 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#include "ompi_config.h"
+
+#include "opal/mca/pmix/pmix-internal.h"
+#include "opal/util/show_help.h"
+
+#include "part_ucx.h"
+#include "part_ucx_ctrl.h"
+#include "part_ucx_request.h"
+
+/* A control message copied out of the AM callback, handled later by
+ * mca_part_ucx_ctrl_progress() where blocking UCX calls are allowed. */
+typedef struct mca_part_ucx_ctrl_item_t {
+    mca_part_ucx_link_t link;
+    unsigned id;
+    size_t len;
+    uint64_t data[]; /* aligned for the message structs */
+} mca_part_ucx_ctrl_item_t;
+
+typedef struct {
+    ompi_comm_extended_cid_t cid;
+    opal_process_name_t name;
+} mca_part_ucx_seq_key_t;
+
+static mca_part_ucx_link_t mca_part_ucx_incoming;
+static opal_atomic_int32_t mca_part_ucx_num_incoming;
+
+/* The modex key is the component's; the value lists every worker's address:
+ * uint32 count, then per worker a uint32 length and the address. */
+static int mca_part_ucx_publish_addresses(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ucp_address_t **addrs;
+    size_t *lens, total = sizeof(uint32_t);
+    ucs_status_t status;
+    uint8_t *p;
+    int i, rc = OMPI_SUCCESS;
+
+    addrs = calloc(m->num_workers, sizeof(*addrs));
+    lens = calloc(m->num_workers, sizeof(*lens));
+    if (NULL == addrs || NULL == lens) {
+        free(addrs);
+        free(lens);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (i = 0; i < m->num_workers; ++i) {
+        status = ucp_worker_get_address(m->workers[i], &addrs[i], &lens[i]);
+        if (UCS_OK != status) {
+            rc = OMPI_ERROR;
+            goto out;
+        }
+        total += sizeof(uint32_t) + lens[i];
+    }
+
+    m->address_blob = malloc(total);
+    if (NULL == m->address_blob) {
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+        goto out;
+    }
+    m->address_blob_len = total;
+    p = m->address_blob;
+    *(uint32_t *) p = (uint32_t) m->num_workers;
+    p += sizeof(uint32_t);
+    for (i = 0; i < m->num_workers; ++i) {
+        *(uint32_t *) p = (uint32_t) lens[i];
+        memcpy(p + sizeof(uint32_t), addrs[i], lens[i]);
+        p += sizeof(uint32_t) + lens[i];
+    }
+
+    /* The part framework is selected after MPI_Init's fence: the value is
+     * committed now and read by peers on first use (direct modex). */
+    OPAL_MODEX_SEND(rc, PMIX_GLOBAL, &mca_part_ucx_component.super.partm_version,
+                    m->address_blob, m->address_blob_len);
+    if (OMPI_SUCCESS == rc && PMIX_SUCCESS != PMIx_Commit()) {
+        rc = OMPI_ERROR;
+    }
+
+out:
+    for (i = 0; i < m->num_workers; ++i) {
+        if (NULL != addrs[i]) {
+            ucp_worker_release_address(m->workers[i], addrs[i]);
+        }
+    }
+    free(addrs);
+    free(lens);
+    return rc;
+}
+
+static ucs_status_t mca_part_ucx_am_cb(void *arg, const void *header, size_t header_length,
+                                       void *data, size_t length,
+                                       const ucp_am_recv_param_t *param)
+{
+    mca_part_ucx_ctrl_item_t *item;
+
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        /* Control messages are sent eager only. */
+        PART_UCX_ERROR("unexpected rendezvous control message dropped");
+        return UCS_OK;
+    }
+    item = malloc(sizeof(*item) + length);
+    if (NULL == item) {
+        return UCS_OK;
+    }
+    item->id = (unsigned) (uintptr_t) arg;
+    item->len = length;
+    memcpy(item->data, data, length);
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
+    mca_part_ucx_link_append(&mca_part_ucx_incoming, &item->link);
+    opal_atomic_add_fetch_32(&mca_part_ucx_num_incoming, 1);
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
+    return UCS_OK;
+}
+
+static int mca_part_ucx_set_am_handler(unsigned id)
+{
+    ucp_am_handler_param_t param = {0};
+
+    param.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                       UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    param.id = id;
+    param.cb = mca_part_ucx_am_cb;
+    param.arg = (void *) (uintptr_t) id;
+    return (UCS_OK == ucp_worker_set_am_recv_handler(mca_part_ucx_module.workers[0], &param))
+               ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+int mca_part_ucx_ctrl_init(void)
+{
+    int rc;
+
+    mca_part_ucx_link_init(&mca_part_ucx_incoming);
+    mca_part_ucx_num_incoming = 0;
+
+    rc = mca_part_ucx_set_am_handler(MCA_PART_UCX_AM_SETUP);
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_set_am_handler(MCA_PART_UCX_AM_ACK);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_publish_addresses();
+    }
+    if (OMPI_SUCCESS != rc) {
+        opal_show_help("help-part-ucx.txt", "ucx init failed", true,
+                       "publishing worker addresses", opal_strerror(rc));
+    }
+    return rc;
+}
+
+ucs_status_t mca_part_ucx_wait(ucp_worker_h worker, void *op)
+{
+    ucs_status_t status;
+
+    if (!UCS_PTR_IS_PTR(op)) {
+        return UCS_PTR_STATUS(op);
+    }
+    while (UCS_INPROGRESS == (status = ucp_request_check_status(op))) {
+        ucp_worker_progress(worker);
+    }
+    ucp_request_free(op);
+    return status;
+}
+
+void mca_part_ucx_op_release(void **op)
+{
+    if (NULL != *op) {
+        (void) mca_part_ucx_wait(mca_part_ucx_module.workers[0], *op);
+        *op = NULL;
+    }
+}
+
+static void mca_part_ucx_peer_destroy(mca_part_ucx_peer_t *peer)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ucp_request_param_t param = {0};
+    int i;
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    for (i = 0; i < m->num_workers; ++i) {
+        if (NULL != peer->eps[i]) {
+            (void) mca_part_ucx_wait(m->workers[i], ucp_ep_close_nbx(peer->eps[i], &param));
+        }
+    }
+    free(peer->eps);
+    free(peer);
+}
+
+static void mca_part_ucx_seq_table_clear(opal_hash_table_t *table)
+{
+    void *key, *slot, *node = NULL;
+    size_t key_size;
+
+    while (OPAL_SUCCESS == opal_hash_table_get_first_key_ptr(table, &key, &key_size, &slot,
+                                                             &node)) {
+        opal_hash_table_remove_value_ptr(table, key, key_size);
+        free(slot);
+        node = NULL;
+    }
+}
+
+void mca_part_ucx_ctrl_fini(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_link_t *item;
+    mca_part_ucx_peer_t *peer;
+    uint64_t key;
+    void *node = NULL;
+
+    while (OPAL_SUCCESS == opal_hash_table_get_first_key_uint64(&m->peers, &key, (void **) &peer,
+                                                                &node)) {
+        opal_hash_table_remove_value_uint64(&m->peers, key);
+        mca_part_ucx_peer_destroy(peer);
+        node = NULL;
+    }
+    if (NULL != mca_part_ucx_incoming.next) {
+        while (!mca_part_ucx_link_empty(&mca_part_ucx_incoming)) {
+            item = mca_part_ucx_incoming.next;
+            mca_part_ucx_link_remove(item);
+            free(item);
+        }
+    }
+    if (NULL != m->unexpected.next) {
+        while (!mca_part_ucx_link_empty(&m->unexpected)) {
+            item = m->unexpected.next;
+            mca_part_ucx_link_remove(item);
+            free(PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link));
+        }
+    }
+    mca_part_ucx_seq_table_clear(&m->seq_in);
+    mca_part_ucx_seq_table_clear(&m->seq_out);
+    free(m->address_blob);
+    m->address_blob = NULL;
+}
+
+_Static_assert(sizeof(opal_process_name_t) == sizeof(uint64_t), "process names are 64 bits");
+
+static uint64_t mca_part_ucx_name_key(const opal_process_name_t *name)
+{
+    uint64_t key;
+
+    memcpy(&key, name, sizeof(key));
+    return key;
+}
+
+/* Read a peer's worker addresses. The value was put after the fence of
+ * MPI_Init, so a miss in the local cache is retried against the server. */
+static int mca_part_ucx_modex_recv(const opal_process_name_t *name, void **blob, size_t *len)
+{
+    char *key = mca_base_component_to_string(&mca_part_ucx_component.super.partm_version);
+    pmix_value_t *val = NULL;
+    pmix_info_t info[1];
+    pmix_status_t prc;
+    pmix_proc_t proc;
+    bool refresh = true;
+
+    if (NULL == key) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OPAL_PMIX_CONVERT_NAME(&proc, name);
+    prc = PMIx_Get(&proc, key, NULL, 0, &val);
+    if (PMIX_SUCCESS != prc || NULL == val) {
+        PMIX_INFO_LOAD(&info[0], PMIX_GET_REFRESH_CACHE, &refresh, PMIX_BOOL);
+        prc = PMIx_Get(&proc, key, info, 1, &val);
+        PMIX_INFO_DESTRUCT(&info[0]);
+    }
+    free(key);
+    if (PMIX_SUCCESS != prc || NULL == val || PMIX_BYTE_OBJECT != val->type) {
+        if (NULL != val) {
+            PMIX_VALUE_RELEASE(val);
+        }
+        return OMPI_ERR_NOT_FOUND;
+    }
+    *blob = val->data.bo.bytes;
+    *len = val->data.bo.size;
+    val->data.bo.bytes = NULL;
+    PMIX_VALUE_RELEASE(val);
+    return OMPI_SUCCESS;
+}
+
+static mca_part_ucx_peer_t *mca_part_ucx_peer_create(const opal_process_name_t *name)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ucp_ep_params_t params = {0};
+    mca_part_ucx_peer_t *peer;
+    uint8_t *blob = NULL, *p, *end;
+    size_t len = 0;
+    uint32_t count, alen;
+    ucs_status_t status;
+    int i;
+
+    if (OMPI_SUCCESS != mca_part_ucx_modex_recv(name, (void **) &blob, &len)) {
+        PART_UCX_ERROR("no worker address for peer %s", OPAL_NAME_PRINT(*name));
+        return NULL;
+    }
+    peer = calloc(1, sizeof(*peer));
+    if (NULL == peer || NULL == (peer->eps = calloc(m->num_workers, sizeof(ucp_ep_h)))) {
+        free(peer);
+        free(blob);
+        return NULL;
+    }
+    peer->name = *name;
+
+    p = blob;
+    end = blob + len;
+    count = (len >= sizeof(uint32_t)) ? *(uint32_t *) p : 0;
+    p += sizeof(uint32_t);
+    if ((int) count != m->num_workers) {
+        opal_show_help("help-part-ucx.txt", "num_workers mismatch", true,
+                       OPAL_NAME_PRINT(*name), (int) count, m->num_workers);
+        goto err;
+    }
+    for (i = 0; i < m->num_workers; ++i) {
+        if (p + sizeof(uint32_t) > end) {
+            goto err;
+        }
+        alen = *(uint32_t *) p;
+        p += sizeof(uint32_t);
+        if (p + alen > end) {
+            goto err;
+        }
+        params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        params.address = (const ucp_address_t *) p;
+        status = ucp_ep_create(m->workers[i], &params, &peer->eps[i]);
+        if (UCS_OK != status) {
+            PART_UCX_ERROR("ucp_ep_create to %s failed: %s", OPAL_NAME_PRINT(*name),
+                           ucs_status_string(status));
+            goto err;
+        }
+        p += alen;
+    }
+    free(blob);
+    PART_UCX_VERBOSE(5, "connected to %s on %d worker(s)", OPAL_NAME_PRINT(*name),
+                     m->num_workers);
+    return peer;
+
+err:
+    free(blob);
+    mca_part_ucx_peer_destroy(peer);
+    return NULL;
+}
+
+mca_part_ucx_peer_t *mca_part_ucx_peer_get_by_name(const opal_process_name_t *name)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_peer_t *peer = NULL;
+    uint64_t key = mca_part_ucx_name_key(name);
+
+    OPAL_THREAD_LOCK(&m->lock);
+    if (OPAL_SUCCESS != opal_hash_table_get_value_uint64(&m->peers, key, (void **) &peer)) {
+        peer = mca_part_ucx_peer_create(name);
+        if (NULL != peer) {
+            opal_hash_table_set_value_uint64(&m->peers, key, peer);
+        }
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    return peer;
+}
+
+mca_part_ucx_peer_t *mca_part_ucx_peer_get(ompi_proc_t *proc)
+{
+    return mca_part_ucx_peer_get_by_name(&proc->super.proc_name);
+}
+
+int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *buf, size_t len,
+                           void **op)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t ret;
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    ret = ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, &param);
+    if (UCS_PTR_IS_ERR(ret)) {
+        PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
+                       ucs_status_string(UCS_PTR_STATUS(ret)));
+        *op = NULL;
+        return OMPI_ERROR;
+    }
+    *op = UCS_PTR_IS_PTR(ret) ? ret : NULL;
+    return OMPI_SUCCESS;
+}
+
+static uint64_t *mca_part_ucx_seq_slot(opal_hash_table_t *table,
+                                       const ompi_comm_extended_cid_t *cid,
+                                       const opal_process_name_t *name)
+{
+    mca_part_ucx_seq_key_t key;
+    uint64_t *slot = NULL;
+
+    memset(&key, 0, sizeof(key));
+    key.cid = *cid;
+    key.name = *name;
+    if (OPAL_SUCCESS != opal_hash_table_get_value_ptr(table, &key, sizeof(key),
+                                                      (void **) &slot)) {
+        slot = calloc(1, sizeof(*slot));
+        if (NULL == slot) {
+            return NULL;
+        }
+        opal_hash_table_set_value_ptr(table, &key, sizeof(key), slot);
+    }
+    return slot;
+}
+
+uint64_t mca_part_ucx_next_seq(ompi_communicator_t *comm, const opal_process_name_t *peer)
+{
+    ompi_comm_extended_cid_t cid = ompi_comm_get_extended_cid(comm);
+    uint64_t *slot, seq = 0;
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
+    slot = mca_part_ucx_seq_slot(&mca_part_ucx_module.seq_out, &cid, peer);
+    if (NULL != slot) {
+        seq = (*slot)++;
+    }
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
+    return seq;
+}
+
+static bool mca_part_ucx_msg_matches(const mca_part_ucx_request_t *req,
+                                     const mca_part_ucx_setup_msg_t *msg)
+{
+    return ompi_comm_cid_compare(req->comm, msg->cid) && req->peer == msg->src &&
+           req->tag == msg->tag;
+}
+
+/* Every receive matches setup records of its (communicator, source, tag)
+ * in the order the sender initialized them: records are considered in
+ * sequence order, and posted receives in the order they were created. */
+static void mca_part_ucx_match_msg(mca_part_ucx_setup_msg_t *msg)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_link_t *item;
+    mca_part_ucx_request_t *req;
+
+    for (item = m->posted.next; item != &m->posted; item = item->next) {
+        req = PART_UCX_CONTAINER(item, mca_part_ucx_request_t, post_link);
+        if (mca_part_ucx_msg_matches(req, msg)) {
+            mca_part_ucx_link_remove(item);
+            (void) mca_part_ucx_recv_matched(req, msg);
+            free(msg);
+            return;
+        }
+    }
+    mca_part_ucx_link_append(&m->unexpected, &msg->link);
+}
+
+void mca_part_ucx_match_posted(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_link_t *item;
+    mca_part_ucx_setup_msg_t *msg;
+
+    for (item = m->unexpected.next; item != &m->unexpected; item = item->next) {
+        msg = PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link);
+        if ((0 == msg->held) && mca_part_ucx_msg_matches(req, msg)) {
+            mca_part_ucx_link_remove(item);
+            (void) mca_part_ucx_recv_matched(req, msg);
+            free(msg);
+            return;
+        }
+    }
+    mca_part_ucx_link_append(&m->posted, &req->post_link);
+}
+
+static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_link_t *item, *next;
+    mca_part_ucx_setup_msg_t *held;
+    uint64_t *expected;
+    bool progressed;
+
+    if (len < sizeof(*msg) || msg->rtr_rkey_len > MCA_PART_UCX_MAX_RKEY ||
+        len < sizeof(*msg) + msg->rtr_rkey_len) {
+        PART_UCX_ERROR("malformed setup record dropped");
+        free(msg);
+        return;
+    }
+    PART_UCX_VERBOSE(10, "setup from %s rank %d tag %d seq %" PRIu64 " parts %" PRIu64
+                     " bytes %" PRIu64, OPAL_NAME_PRINT(msg->sender), msg->src, msg->tag,
+                     msg->seq, msg->parts, msg->total_bytes);
+
+    expected = mca_part_ucx_seq_slot(&m->seq_in, &msg->cid, &msg->sender);
+    if (NULL == expected) {
+        free(msg);
+        return;
+    }
+    if (msg->seq != *expected) {
+        /* Arrived ahead of an earlier record of the same sender: hold it. */
+        msg->held = 1;
+        mca_part_ucx_link_append(&m->unexpected, &msg->link);
+        return;
+    }
+    msg->held = 0;
+    ++*expected;
+    mca_part_ucx_match_msg(msg);
+
+    /* Release held records that are now in sequence. */
+    do {
+        progressed = false;
+        for (item = m->unexpected.next; item != &m->unexpected; item = next) {
+            next = item->next;
+            held = PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link);
+            if (held->held && held->seq == *expected &&
+                0 == memcmp(&held->cid, &msg->cid, sizeof(held->cid)) &&
+                0 == memcmp(&held->sender, &msg->sender, sizeof(held->sender))) {
+                mca_part_ucx_link_remove(item);
+                held->held = 0;
+                ++*expected;
+                mca_part_ucx_match_msg(held);
+                progressed = true;
+                break;
+            }
+        }
+    } while (progressed);
+}
+
+static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t len)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_request_t *req;
+    ucs_status_t status;
+    int i;
+
+    if (len < sizeof(*ack) || ack->buf_rkey_len > MCA_PART_UCX_MAX_RKEY ||
+        ack->flags_rkey_len > MCA_PART_UCX_MAX_RKEY ||
+        len < sizeof(*ack) + ack->buf_rkey_len + ack->flags_rkey_len) {
+        PART_UCX_ERROR("malformed setup answer dropped");
+        return;
+    }
+    req = mca_part_ucx_request_lookup(ack->sreq_id);
+    if (NULL == req || req->cookie != ack->sreq_cookie || MCA_PART_UCX_SEND != req->kind ||
+        MCA_PART_UCX_SETUP_PENDING != req->setup) {
+        PART_UCX_ERROR("setup answer for unknown request %d dropped", ack->sreq_id);
+        return;
+    }
+    if (MPI_SUCCESS != ack->error) {
+        mca_part_ucx_request_fail(req, ack->error);
+        return;
+    }
+    /* The receiver checked the sizes; check again: a put must never leave
+     * the buffer the receiver registered. */
+    if (ack->total_bytes != req->total_bytes || 0 == ack->parts) {
+        mca_part_ucx_request_fail(req, MPI_ERR_TRUNCATE);
+        return;
+    }
+
+    req->remote_parts = ack->parts;
+    req->remote_buf = ack->buf_addr;
+    req->remote_flags = ack->flags_addr;
+    for (i = 0; i < m->num_workers; ++i) {
+        status = ucp_ep_rkey_unpack(req->remote->eps[i], ack->rkeys, &req->buf_rkeys[i]);
+        if (UCS_OK == status) {
+            status = ucp_ep_rkey_unpack(req->remote->eps[i], ack->rkeys + ack->buf_rkey_len,
+                                        &req->flags_rkeys[i]);
+        }
+        if (UCS_OK != status) {
+            PART_UCX_ERROR("unpacking the receiver's keys failed: %s",
+                           ucs_status_string(status));
+            mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+            return;
+        }
+    }
+    mca_part_ucx_send_setup_done(req);
+}
+
+int mca_part_ucx_ctrl_progress(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_ctrl_item_t *item;
+    mca_part_ucx_link_t *link;
+    int count = 0;
+
+    if (0 == mca_part_ucx_num_incoming) {
+        return 0;
+    }
+    OPAL_THREAD_LOCK(&m->lock);
+    while (!mca_part_ucx_link_empty(&mca_part_ucx_incoming)) {
+        link = mca_part_ucx_incoming.next;
+        mca_part_ucx_link_remove(link);
+        opal_atomic_add_fetch_32(&mca_part_ucx_num_incoming, -1);
+        item = PART_UCX_CONTAINER(link, mca_part_ucx_ctrl_item_t, link);
+        if (MCA_PART_UCX_AM_SETUP == item->id) {
+            /* The record is kept (as a setup message) until matched. */
+            mca_part_ucx_setup_msg_t *msg = malloc(item->len);
+            if (NULL != msg) {
+                memcpy(msg, item->data, item->len);
+                mca_part_ucx_handle_setup(msg, item->len);
+            }
+        } else {
+            mca_part_ucx_handle_ack((const mca_part_ucx_ack_msg_t *) item->data, item->len);
+        }
+        free(item);
+        ++count;
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    return count;
+}

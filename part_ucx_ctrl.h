@@ -1,0 +1,96 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * Control path: peers (UCP endpoints from modex addresses), the setup
+ * exchange as UCP active messages on worker 0, and matching of setup
+ * records with MPI_Precv_init requests.
+ */
+
+#ifndef MCA_PART_UCX_CTRL_H
+#define MCA_PART_UCX_CTRL_H
+
+#include "part_ucx.h"
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/proc/proc.h"
+
+BEGIN_C_DECLS
+
+#define MCA_PART_UCX_AM_SETUP 0x5043 /* sender -> receiver */
+#define MCA_PART_UCX_AM_ACK   0x5044 /* receiver -> sender */
+
+#define MCA_PART_UCX_MAX_RKEY 1024
+
+struct mca_part_ucx_peer_t {
+    opal_process_name_t name;
+    ucp_ep_h *eps;                  /* one per worker */
+};
+
+/* Sender -> receiver, once per MPI_Psend_init. */
+typedef struct mca_part_ucx_setup_msg_t {
+    mca_part_ucx_link_t link;       /* local: receiver's unexpected list */
+    int32_t held;                   /* local: arrived ahead of its sequence */
+    ompi_comm_extended_cid_t cid;
+    opal_process_name_t sender;
+    int32_t src;                    /* sender's rank in the communicator */
+    int32_t tag;
+    uint64_t seq;                   /* per (communicator, receiver) */
+    int32_t sreq_id;
+    uint32_t sreq_cookie;
+    uint32_t rtr_rkey_len;
+    uint64_t parts;
+    uint64_t total_bytes;
+    uint64_t rtr_addr;
+    uint8_t rtr_rkey[];
+} mca_part_ucx_setup_msg_t;
+
+/* Receiver -> sender, once the setup record matched. */
+typedef struct mca_part_ucx_ack_msg_t {
+    int32_t sreq_id;
+    int32_t rreq_id;
+    int32_t error;                  /* MPI error class, MPI_SUCCESS if matched */
+    uint32_t buf_rkey_len;
+    uint32_t flags_rkey_len;
+    uint32_t sreq_cookie;
+    uint64_t parts;
+    uint64_t total_bytes;
+    uint64_t buf_addr;
+    uint64_t flags_addr;
+    uint8_t rkeys[];                /* buf rkey, then flags rkey */
+} mca_part_ucx_ack_msg_t;
+
+int mca_part_ucx_ctrl_init(void);
+void mca_part_ucx_ctrl_fini(void);
+
+mca_part_ucx_peer_t *mca_part_ucx_peer_get(ompi_proc_t *proc);
+mca_part_ucx_peer_t *mca_part_ucx_peer_get_by_name(const opal_process_name_t *name);
+
+/* Send a control message on worker 0. The caller keeps the buffer until
+ * *op (NULL when done at once) completes: see mca_part_ucx_op_release(). */
+int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *buf,
+                           size_t len, void **op);
+void mca_part_ucx_op_release(void **op);
+
+uint64_t mca_part_ucx_next_seq(ompi_communicator_t *comm, const opal_process_name_t *peer);
+
+/* Receiver side matching of a new MPI_Precv_init against setup records
+ * that came first; the caller holds the module lock. */
+void mca_part_ucx_match_posted(mca_part_ucx_request_t *req);
+
+/* Handle control messages queued by the AM callbacks (outside them, where
+ * blocking UCX calls are allowed). */
+int mca_part_ucx_ctrl_progress(void);
+
+/* Wait until a UCP operation completes, progressing the worker. */
+ucs_status_t mca_part_ucx_wait(ucp_worker_h worker, void *op);
+
+END_C_DECLS
+
+#endif /* MCA_PART_UCX_CTRL_H */

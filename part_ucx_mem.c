@@ -1,0 +1,156 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#include "ompi_config.h"
+
+#include "part_ucx_mem.h"
+
+#define PART_UCX_CHUNK_SIZE (1024 * 1024)
+#define PART_UCX_MIN_BLOCK  64
+#define PART_UCX_CLASSES    48
+
+struct mca_part_ucx_chunk_t {
+    mca_part_ucx_chunk_t *next;
+    ucp_mem_h memh;
+    char *base;
+    size_t size;
+    size_t used;
+    void *rkey;
+    size_t rkey_len;
+};
+
+/* Free blocks of each power-of-two size, linked through their first word. */
+typedef struct mca_part_ucx_free_t {
+    struct mca_part_ucx_free_t *next;
+    mca_part_ucx_chunk_t *chunk;
+} mca_part_ucx_free_t;
+
+static mca_part_ucx_chunk_t *mca_part_ucx_chunks;
+static mca_part_ucx_free_t *mca_part_ucx_free_lists[PART_UCX_CLASSES];
+
+static int mca_part_ucx_size_class(size_t size, size_t *rounded)
+{
+    size_t s = PART_UCX_MIN_BLOCK;
+    int c = 0;
+
+    while (s < size) {
+        s <<= 1;
+        ++c;
+    }
+    *rounded = s;
+    return c;
+}
+
+static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new(size_t need)
+{
+    ucp_mem_map_params_t params = {0};
+    ucp_mem_attr_t attr = {0};
+    mca_part_ucx_chunk_t *chunk;
+    ucs_status_t status;
+
+    chunk = calloc(1, sizeof(*chunk));
+    if (NULL == chunk) {
+        return NULL;
+    }
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    params.length = (need > PART_UCX_CHUNK_SIZE) ? need : PART_UCX_CHUNK_SIZE;
+    params.flags = UCP_MEM_MAP_ALLOCATE;
+    status = ucp_mem_map(mca_part_ucx_module.context, &params, &chunk->memh);
+    if (UCS_OK != status) {
+        PART_UCX_ERROR("allocating %zu bytes of registered memory failed: %s", params.length,
+                       ucs_status_string(status));
+        free(chunk);
+        return NULL;
+    }
+    attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+    status = ucp_mem_query(chunk->memh, &attr);
+    if (UCS_OK == status) {
+        status = ucp_rkey_pack(mca_part_ucx_module.context, chunk->memh, &chunk->rkey,
+                               &chunk->rkey_len);
+    }
+    if (UCS_OK != status) {
+        ucp_mem_unmap(mca_part_ucx_module.context, chunk->memh);
+        free(chunk);
+        return NULL;
+    }
+    chunk->base = attr.address;
+    chunk->size = attr.length;
+    chunk->next = mca_part_ucx_chunks;
+    mca_part_ucx_chunks = chunk;
+    PART_UCX_VERBOSE(5, "registered control chunk of %zu bytes", chunk->size);
+    return chunk;
+}
+
+int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block)
+{
+    mca_part_ucx_free_t *f;
+    mca_part_ucx_chunk_t *chunk;
+    size_t rounded;
+    int c = mca_part_ucx_size_class(size, &rounded);
+
+    if (c >= PART_UCX_CLASSES) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    f = mca_part_ucx_free_lists[c];
+    if (NULL != f) {
+        mca_part_ucx_free_lists[c] = f->next;
+        block->addr = f;
+        block->chunk = f->chunk;
+    } else {
+        for (chunk = mca_part_ucx_chunks; NULL != chunk; chunk = chunk->next) {
+            if (chunk->size - chunk->used >= rounded) {
+                break;
+            }
+        }
+        if (NULL == chunk && NULL == (chunk = mca_part_ucx_chunk_new(rounded))) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        block->addr = chunk->base + chunk->used;
+        block->chunk = chunk;
+        chunk->used += rounded;
+    }
+    block->size = rounded;
+    memset(block->addr, 0, rounded);
+    return OMPI_SUCCESS;
+}
+
+void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
+{
+    mca_part_ucx_free_t *f = block->addr;
+    size_t rounded;
+    int c;
+
+    if (NULL == f) {
+        return;
+    }
+    c = mca_part_ucx_size_class(block->size, &rounded);
+    f->chunk = block->chunk;
+    f->next = mca_part_ucx_free_lists[c];
+    mca_part_ucx_free_lists[c] = f;
+    block->addr = NULL;
+}
+
+const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len)
+{
+    *len = block->chunk->rkey_len;
+    return block->chunk->rkey;
+}
+
+void mca_part_ucx_mem_fini(void)
+{
+    mca_part_ucx_chunk_t *chunk;
+
+    while (NULL != (chunk = mca_part_ucx_chunks)) {
+        mca_part_ucx_chunks = chunk->next;
+        ucp_rkey_buffer_release(chunk->rkey);
+        ucp_mem_unmap(mca_part_ucx_module.context, chunk->memh);
+        free(chunk);
+    }
+    memset(mca_part_ucx_free_lists, 0, sizeof(mca_part_ucx_free_lists));
+}

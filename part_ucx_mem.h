@@ -1,0 +1,42 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * Remotely written control words (arrival flags, ready-to-receive words)
+ * come from a few large UCX-allocated, registered chunks: mapping memory
+ * per request would cost more than the whole MPI_Psend_init budget, and
+ * UCX-allocated memory is shared memory that peers on the node write with
+ * plain stores.
+ */
+
+#ifndef MCA_PART_UCX_MEM_H
+#define MCA_PART_UCX_MEM_H
+
+#include "part_ucx.h"
+
+BEGIN_C_DECLS
+
+typedef struct mca_part_ucx_chunk_t mca_part_ucx_chunk_t;
+
+typedef struct mca_part_ucx_block_t {
+    void *addr;
+    size_t size;
+    mca_part_ucx_chunk_t *chunk;
+} mca_part_ucx_block_t;
+
+/* Zeroed, 64-byte aligned; the caller holds the module lock. */
+int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block);
+void mca_part_ucx_block_free(mca_part_ucx_block_t *block);
+/* The packed rkey of the block's chunk, valid until mca_part_ucx_mem_fini. */
+const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len);
+void mca_part_ucx_mem_fini(void);
+
+END_C_DECLS
+
+#endif /* MCA_PART_UCX_MEM_H */

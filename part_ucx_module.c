@@ -1,0 +1,186 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#include "ompi_config.h"
+
+#include "opal/mca/common/ucx/common_ucx.h"
+#include "opal/util/show_help.h"
+#include "ompi/proc/proc.h"
+#include "ompi/runtime/mpiruntime.h"
+
+#include "part_ucx.h"
+#include "part_ucx_ctrl.h"
+#include "part_ucx_mem.h"
+#include "part_ucx_request.h"
+
+mca_part_ucx_module_t mca_part_ucx_module = {
+    .super = {
+        .part_progress = mca_part_ucx_progress,
+        .part_precv_init = mca_part_ucx_precv_init,
+        .part_psend_init = mca_part_ucx_psend_init,
+        .part_start = mca_part_ucx_start,
+        .part_pready = mca_part_ucx_pready,
+        .part_parrived = mca_part_ucx_parrived,
+    },
+};
+
+static int mca_part_ucx_context_init(void)
+{
+    ucp_params_t params = {0};
+    ucp_config_t *config;
+    ucs_status_t status;
+
+    status = ucp_config_read("MPI", NULL, &config);
+    if (UCS_OK != status) {
+        opal_show_help("help-part-ucx.txt", "ucx init failed", true,
+                       "ucp_config_read", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                        UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM;
+    params.mt_workers_shared = 0; /* each worker protects itself */
+    params.estimated_num_eps = ompi_proc_world_size();
+
+    status = ucp_init(&params, config, &mca_part_ucx_module.context);
+    ucp_config_release(config);
+    if (UCS_OK != status) {
+        opal_show_help("help-part-ucx.txt", "ucx init failed", true, "ucp_init",
+                       ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+static int mca_part_ucx_workers_init(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ucp_worker_params_t params = {0};
+    ucs_status_t status;
+    int i;
+
+    m->workers = calloc(m->num_workers, sizeof(*m->workers));
+    if (NULL == m->workers) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+
+    params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    params.thread_mode = opal_common_ucx_thread_mode(ompi_mpi_thread_provided);
+    for (i = 0; i < m->num_workers; ++i) {
+        status = ucp_worker_create(m->context, &params, &m->workers[i]);
+        if (UCS_OK != status) {
+            opal_show_help("help-part-ucx.txt", "ucx init failed", true,
+                           "ucp_worker_create", ucs_status_string(status));
+            return OMPI_ERROR;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_module_init(bool enable_mpi_threads)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    int rc;
+
+    m->num_workers = mca_part_ucx_component.num_workers;
+    OBJ_CONSTRUCT(&m->lock, opal_recursive_mutex_t);
+    OBJ_CONSTRUCT(&m->peers, opal_hash_table_t);
+    OBJ_CONSTRUCT(&m->seq_in, opal_hash_table_t);
+    OBJ_CONSTRUCT(&m->seq_out, opal_hash_table_t);
+    OBJ_CONSTRUCT(&m->requests, opal_pointer_array_t);
+    opal_hash_table_init(&m->peers, 64);
+    opal_hash_table_init(&m->seq_in, 64);
+    opal_hash_table_init(&m->seq_out, 64);
+    opal_pointer_array_init(&m->requests, 64, INT32_MAX, 64);
+    mca_part_ucx_link_init(&m->posted);
+    mca_part_ucx_link_init(&m->unexpected);
+    mca_part_ucx_link_init(&m->active);
+    m->num_active = 0;
+    m->initialized = true;
+
+    rc = mca_part_ucx_context_init();
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_workers_init();
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_ctrl_init();
+    }
+    if (OMPI_SUCCESS != rc) {
+        mca_part_ucx_module_fini();
+    }
+    return rc;
+}
+
+int mca_part_ucx_module_fini(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    int i;
+
+    if (!m->initialized) {
+        return OMPI_SUCCESS;
+    }
+
+    mca_part_ucx_ctrl_fini();
+    if (NULL != m->context) {
+        mca_part_ucx_mem_fini();
+    }
+    if (NULL != m->workers) {
+        for (i = 0; i < m->num_workers; ++i) {
+            if (NULL != m->workers[i]) {
+                ucp_worker_destroy(m->workers[i]);
+            }
+        }
+        free(m->workers);
+        m->workers = NULL;
+    }
+    if (NULL != m->context) {
+        ucp_cleanup(m->context);
+        m->context = NULL;
+    }
+    OBJ_DESTRUCT(&m->requests);
+    OBJ_DESTRUCT(&m->seq_out);
+    OBJ_DESTRUCT(&m->seq_in);
+    OBJ_DESTRUCT(&m->peers);
+    OBJ_DESTRUCT(&m->lock);
+    m->initialized = false;
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_progress(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_link_t *item, *next;
+    mca_part_ucx_request_t *req;
+    int i, count = 0;
+    bool done;
+
+    for (i = 0; i < m->num_workers; ++i) {
+        count += ucp_worker_progress(m->workers[i]);
+    }
+    count += mca_part_ucx_ctrl_progress();
+
+    if (0 == m->num_active || 0 != opal_mutex_trylock(&m->lock)) {
+        return count;
+    }
+    for (item = m->active.next; item != &m->active; item = next) {
+        next = item->next;
+        req = PART_UCX_CONTAINER(item, mca_part_ucx_request_t, link);
+        done = (MCA_PART_UCX_SEND == req->kind) ? mca_part_ucx_send_progress(req)
+                                                 : mca_part_ucx_recv_progress(req);
+        if (done) {
+            mca_part_ucx_link_remove(item);
+            opal_atomic_add_fetch_32(&m->num_active, -1);
+            mca_part_ucx_request_complete(req);
+            ++count;
+        }
+    }
+    opal_mutex_unlock(&m->lock);
+    return count;
+}

@@ -1,0 +1,317 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#include "ompi_config.h"
+
+#include "opal/datatype/opal_convertor.h"
+#include "opal/runtime/opal_progress.h"
+#include "ompi/proc/proc.h"
+
+#include "part_ucx.h"
+#include "part_ucx_request.h"
+
+static inline bool mca_part_ucx_flags_arrived(const mca_part_ucx_request_t *req, size_t first,
+                                              size_t last)
+{
+    const volatile uint64_t *flags = req->flags_block.addr;
+    size_t i;
+
+    for (i = first; i <= last; ++i) {
+        if (flags[i] < req->epoch) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Non-contiguous receives land packed in pack_buf; a partition is unpacked
+ * once per epoch, by MPI_Parrived or at completion, whichever sees it first. */
+static void mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
+{
+    uint64_t old = req->unpacked[p];
+    opal_convertor_t conv;
+    struct iovec iov;
+    uint32_t iov_count = 1;
+    size_t max = req->part_bytes;
+
+    if (old >= req->epoch ||
+        !opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->unpacked[p],
+                                                (int64_t *) &old, req->epoch)) {
+        return;
+    }
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    opal_convertor_copy_and_prepare_for_recv(ompi_proc_local()->super.proc_convertor,
+                                             &req->datatype->super, req->count,
+                                             (char *) req->buf + p * req->count * req->extent,
+                                             0, &conv);
+    iov.iov_base = req->pack_buf + p * req->part_bytes;
+    iov.iov_len = req->part_bytes;
+    opal_convertor_unpack(&conv, &iov, &iov_count, &max);
+    OBJ_DESTRUCT(&conv);
+}
+
+int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_request_t *request)
+{
+    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
+    size_t first, last, p;
+    int interval;
+
+    if (MCA_PART_UCX_RECV != req->kind) {
+        return MPI_ERR_REQUEST;
+    }
+    if (min_part > max_part || max_part >= req->parts) {
+        return MPI_ERR_ARG;
+    }
+    if (OMPI_REQUEST_ACTIVE != req->super.req_state || req->proc_null) {
+        *flag = 1; /* inactive or MPI_PROC_NULL: nothing to wait for */
+        return OMPI_SUCCESS;
+    }
+    if (MCA_PART_UCX_SETUP_DONE == req->setup) {
+        mca_part_ucx_overlap(req, min_part, max_part, &first, &last);
+        if (mca_part_ucx_flags_arrived(req, first, last)) {
+            opal_atomic_rmb(); /* data is read after the flag */
+            for (p = min_part; NULL != req->pack_buf && p <= max_part; ++p) {
+                mca_part_ucx_unpack(req, p);
+            }
+            *flag = 1;
+            return OMPI_SUCCESS;
+        }
+    } else if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return req->error;
+    }
+    *flag = 0;
+    interval = mca_part_ucx_component.parrived_progress_interval;
+    if (interval > 0 && 0 == (++req->parrived_misses % interval)) {
+        opal_progress();
+    }
+    return OMPI_SUCCESS;
+}
+
+static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t op;
+
+    mca_part_ucx_op_release(&req->rtr_op);
+    req->rtr_value = req->epoch;
+    op = ucp_put_nbx(req->remote->eps[0], &req->rtr_value, sizeof(req->rtr_value),
+                     req->remote_rtr, req->rtr_rkey, &param);
+    if (UCS_PTR_IS_ERR(op)) {
+        PART_UCX_ERROR("ready-to-receive to rank %d failed: %s", req->peer,
+                       ucs_status_string(UCS_PTR_STATUS(op)));
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+        return;
+    }
+    req->rtr_op = UCS_PTR_IS_PTR(op) ? op : NULL;
+    /* Push it out now: the sender may be spinning on MPI_Pready. */
+    ucp_worker_progress(mca_part_ucx_module.workers[0]);
+}
+
+int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
+{
+    req->scan = 0;
+    if (MCA_PART_UCX_SETUP_DONE == req->setup) {
+        mca_part_ucx_send_rtr(req);
+    }
+    return OMPI_SUCCESS;
+}
+
+bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
+{
+    const volatile uint64_t *flags = req->flags_block.addr;
+    size_t p;
+
+    if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return true;
+    }
+    if (MCA_PART_UCX_SETUP_DONE != req->setup) {
+        return false;
+    }
+    while (req->scan < req->remote_parts && flags[req->scan] >= req->epoch) {
+        ++req->scan;
+    }
+    if (req->scan < req->remote_parts) {
+        return false;
+    }
+    opal_atomic_rmb();
+    for (p = 0; NULL != req->pack_buf && p < req->parts; ++p) {
+        mca_part_ucx_unpack(req, p);
+    }
+    return true;
+}
+
+static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
+                                    const mca_part_ucx_setup_msg_t *msg, int error)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    const void *flags_rkey = NULL;
+    void *buf_rkey = NULL;
+    size_t buf_rkey_len = 0, flags_rkey_len = 0;
+    mca_part_ucx_ack_msg_t *ack;
+    int rc;
+
+    if (MPI_SUCCESS == error && NULL != req->buf_memh &&
+        UCS_OK != ucp_rkey_pack(m->context, req->buf_memh, &buf_rkey, &buf_rkey_len)) {
+        error = MPI_ERR_INTERN;
+    }
+    if (MPI_SUCCESS == error) {
+        flags_rkey = mca_part_ucx_block_rkey(&req->flags_block, &flags_rkey_len);
+    }
+    ack = calloc(1, sizeof(*ack) + buf_rkey_len + flags_rkey_len);
+    if (NULL == ack) {
+        if (NULL != buf_rkey) {
+            ucp_rkey_buffer_release(buf_rkey);
+        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ack->sreq_id = msg->sreq_id;
+    ack->sreq_cookie = msg->sreq_cookie;
+    ack->rreq_id = req->id;
+    ack->error = error;
+    ack->parts = req->parts;
+    ack->total_bytes = req->total_bytes;
+    ack->buf_addr = (uint64_t) (uintptr_t) req->data;
+    ack->flags_addr = (uint64_t) (uintptr_t) req->flags_block.addr;
+    ack->buf_rkey_len = (uint32_t) buf_rkey_len;
+    ack->flags_rkey_len = (uint32_t) flags_rkey_len;
+    if (NULL != buf_rkey) {
+        memcpy(ack->rkeys, buf_rkey, buf_rkey_len);
+        ucp_rkey_buffer_release(buf_rkey);
+    }
+    if (NULL != flags_rkey) {
+        memcpy(ack->rkeys + buf_rkey_len, flags_rkey, flags_rkey_len);
+    }
+    req->ctrl_msg = ack;
+    rc = mca_part_ucx_ctrl_send(req->remote, MCA_PART_UCX_AM_ACK, ack,
+                                sizeof(*ack) + buf_rkey_len + flags_rkey_len, &req->ctrl_op);
+    return rc;
+}
+
+/* Register what the sender may write, answer it, and tell it we are ready
+ * if MPI_Start came first. A size mismatch fails both sides. */
+int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ucp_mem_map_params_t params = {0};
+    int error = MPI_SUCCESS;
+    ucs_status_t status;
+    int rc;
+
+    PART_UCX_VERBOSE(10, "receive from rank %d tag %d matched: %" PRIu64 " sender partitions",
+                     req->peer, req->tag, msg->parts);
+    req->remote = mca_part_ucx_peer_get_by_name(&msg->sender);
+    if (NULL == req->remote) {
+        mca_part_ucx_request_fail(req, MPI_ERR_OTHER);
+        return OMPI_ERROR;
+    }
+    if (msg->total_bytes != req->total_bytes || 0 == msg->parts || msg->parts > INT_MAX) {
+        error = MPI_ERR_TRUNCATE;
+    }
+    if (MPI_SUCCESS == error) {
+        req->remote_parts = msg->parts;
+        req->remote_rtr = msg->rtr_addr;
+        rc = mca_part_ucx_block_alloc(msg->parts * sizeof(uint64_t), &req->flags_block);
+        if (OMPI_SUCCESS != rc) {
+            error = MPI_ERR_NO_MEM;
+        }
+    }
+    if (MPI_SUCCESS == error && req->total_bytes > 0) {
+        params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+        params.address = req->data;
+        params.length = req->total_bytes;
+        status = ucp_mem_map(m->context, &params, &req->buf_memh);
+        if (UCS_OK != status) {
+            PART_UCX_ERROR("registering the receive buffer failed: %s",
+                           ucs_status_string(status));
+            error = MPI_ERR_INTERN;
+        }
+    }
+    if (MPI_SUCCESS == error &&
+        UCS_OK != ucp_ep_rkey_unpack(req->remote->eps[0], msg->rtr_rkey, &req->rtr_rkey)) {
+        error = MPI_ERR_INTERN;
+    }
+
+    rc = mca_part_ucx_recv_answer(req, msg, error);
+    if (MPI_SUCCESS != error || OMPI_SUCCESS != rc) {
+        mca_part_ucx_request_fail(req, (MPI_SUCCESS != error) ? error : MPI_ERR_INTERN);
+        return OMPI_ERROR;
+    }
+    opal_atomic_wmb();
+    req->setup = MCA_PART_UCX_SETUP_DONE;
+    if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
+        mca_part_ucx_send_rtr(req);
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype_t *datatype,
+                            int src, int tag, ompi_communicator_t *comm, ompi_info_t *info,
+                            ompi_request_t **request)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_request_t *req;
+    int rc;
+
+    /* Partitioned receives name their peer: no wildcards (MPI 4.1, 4.2.2). */
+    if (MPI_ANY_SOURCE == src) {
+        return MPI_ERR_RANK;
+    }
+    if (MPI_ANY_TAG == tag || tag < 0) {
+        return MPI_ERR_TAG;
+    }
+    if (0 == parts || parts > INT_MAX) {
+        return MPI_ERR_ARG;
+    }
+    if (MPI_PROC_NULL != src && (src < 0 || src >= ompi_comm_remote_size(comm))) {
+        return MPI_ERR_RANK;
+    }
+
+    req = OBJ_NEW(mca_part_ucx_request_t);
+    if (NULL == req) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_RECV, buf, parts, count, datatype, src,
+                                    tag, comm);
+    if (OMPI_SUCCESS == rc && NULL != req->pack_buf) {
+        req->unpacked = calloc(parts, sizeof(uint64_t));
+        rc = (NULL == req->unpacked) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS != rc) {
+        ompi_request_t *r = &req->super;
+        (void) req->super.req_free(&r);
+        return MPI_ERR_NO_MEM;
+    }
+    if (MPI_PROC_NULL == src) {
+        req->proc_null = true;
+        req->setup = MCA_PART_UCX_SETUP_DONE;
+    } else {
+        OPAL_THREAD_LOCK(&m->lock);
+        mca_part_ucx_match_posted(req);
+        OPAL_THREAD_UNLOCK(&m->lock);
+    }
+    *request = &req->super;
+    return OMPI_SUCCESS;
+}
+
+void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+
+    mca_part_ucx_op_release(&req->rtr_op);
+    if (NULL != req->rtr_rkey) {
+        ucp_rkey_destroy(req->rtr_rkey);
+    }
+    if (NULL != req->buf_memh) {
+        ucp_mem_unmap(m->context, req->buf_memh);
+    }
+    OPAL_THREAD_LOCK(&m->lock);
+    mca_part_ucx_block_free(&req->flags_block);
+    OPAL_THREAD_UNLOCK(&m->lock);
+    free((void *) req->unpacked);
+}

@@ -1,0 +1,224 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#include "ompi_config.h"
+
+#include "ompi/communicator/communicator.h"
+
+#include "part_ucx.h"
+#include "part_ucx_request.h"
+
+static int mca_part_ucx_request_free(ompi_request_t **request);
+static int mca_part_ucx_request_cancel(ompi_request_t *request, int complete);
+
+static void mca_part_ucx_request_construct(mca_part_ucx_request_t *req)
+{
+    memset((char *) req + sizeof(req->super), 0, sizeof(*req) - sizeof(req->super));
+    req->super.req_type = OMPI_REQUEST_PART;
+    req->super.req_start = mca_part_ucx_start;
+    req->super.req_free = mca_part_ucx_request_free;
+    req->super.req_cancel = mca_part_ucx_request_cancel;
+    req->id = -1;
+}
+
+OBJ_CLASS_INSTANCE(mca_part_ucx_request_t, ompi_request_t, mca_part_ucx_request_construct, NULL);
+
+static opal_atomic_int32_t mca_part_ucx_cookie;
+
+mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id)
+{
+    if (id < 0) {
+        return NULL;
+    }
+    return opal_pointer_array_get_item(&mca_part_ucx_module.requests, id);
+}
+
+int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
+                               const void *buf, size_t parts, size_t count,
+                               ompi_datatype_t *datatype, int peer, int tag,
+                               ompi_communicator_t *comm)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ptrdiff_t lb, true_lb, true_extent;
+    size_t type_size;
+    int nw = m->num_workers;
+
+    OMPI_REQUEST_INIT(&req->super, true);
+    req->super.req_mpi_object.comm = comm;
+    req->kind = kind;
+    req->comm = comm;
+    req->peer = peer;
+    req->tag = tag;
+    req->buf = (void *) buf;
+    req->parts = parts;
+    req->count = count;
+    req->datatype = datatype;
+    OBJ_RETAIN(comm);
+    OMPI_DATATYPE_RETAIN(datatype);
+
+    ompi_datatype_type_size(datatype, &type_size);
+    ompi_datatype_get_extent(datatype, &lb, &req->extent);
+    ompi_datatype_get_true_extent(datatype, &true_lb, &true_extent);
+    req->part_bytes = type_size * count;
+    req->total_bytes = req->part_bytes * parts;
+    req->contiguous = ompi_datatype_is_contiguous_memory_layout(datatype, count * parts);
+    req->data = (char *) buf + true_lb;
+    req->setup = MCA_PART_UCX_SETUP_PENDING;
+    req->error = MPI_SUCCESS;
+
+    if (!req->contiguous && req->total_bytes > 0) {
+        req->pack_buf = malloc(req->total_bytes);
+        if (NULL == req->pack_buf) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        req->data = req->pack_buf;
+    }
+
+    req->buf_rkeys = calloc(nw, sizeof(ucp_rkey_h));
+    req->flags_rkeys = calloc(nw, sizeof(ucp_rkey_h));
+    if (NULL == req->buf_rkeys || NULL == req->flags_rkeys) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+
+    OPAL_THREAD_LOCK(&m->lock);
+    req->id = opal_pointer_array_add(&m->requests, req);
+    OPAL_THREAD_UNLOCK(&m->lock);
+    req->cookie = (uint32_t) opal_atomic_add_fetch_32(&mca_part_ucx_cookie, 1);
+    return (req->id < 0) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    int i;
+
+    OPAL_THREAD_LOCK(&m->lock);
+    if (mca_part_ucx_link_linked(&req->post_link)) {
+        mca_part_ucx_link_remove(&req->post_link); /* a receive never matched */
+    }
+    if (req->id >= 0) {
+        opal_pointer_array_set_item(&m->requests, req->id, NULL);
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+
+    if (MCA_PART_UCX_SEND == req->kind) {
+        mca_part_ucx_send_release(req);
+    } else {
+        mca_part_ucx_recv_release(req);
+    }
+    mca_part_ucx_op_release(&req->ctrl_op);
+    free(req->ctrl_msg);
+    for (i = 0; NULL != req->buf_rkeys && i < m->num_workers; ++i) {
+        if (NULL != req->buf_rkeys[i]) {
+            ucp_rkey_destroy(req->buf_rkeys[i]);
+        }
+        if (NULL != req->flags_rkeys[i]) {
+            ucp_rkey_destroy(req->flags_rkeys[i]);
+        }
+    }
+    free(req->buf_rkeys);
+    free(req->flags_rkeys);
+    free(req->pack_buf);
+    OMPI_DATATYPE_RELEASE(req->datatype);
+    OBJ_RELEASE(req->comm);
+}
+
+/* MPI 4.1: freeing or cancelling an active partitioned request is
+ * erroneous; report it instead of tearing down memory a peer writes. */
+static int mca_part_ucx_request_free(ompi_request_t **request)
+{
+    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) *request;
+
+    if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
+        return MPI_ERR_REQUEST;
+    }
+    mca_part_ucx_request_release(req);
+    OBJ_RELEASE(req);
+    *request = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+static int mca_part_ucx_request_cancel(ompi_request_t *request, int complete)
+{
+    return (OMPI_REQUEST_ACTIVE == request->req_state) ? MPI_ERR_REQUEST : OMPI_SUCCESS;
+}
+
+void mca_part_ucx_request_activate(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+
+    OPAL_THREAD_LOCK(&m->lock);
+    if (!mca_part_ucx_link_linked(&req->link)) {
+        mca_part_ucx_link_append(&m->active, &req->link);
+        opal_atomic_add_fetch_32(&m->num_active, 1);
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+}
+
+void mca_part_ucx_request_complete(mca_part_ucx_request_t *req)
+{
+    ompi_status_public_t *status = &req->super.req_status;
+
+    if (req->proc_null) {
+        status->MPI_SOURCE = MPI_PROC_NULL;
+        status->MPI_TAG = MPI_ANY_TAG;
+        status->_ucount = 0;
+    } else {
+        status->MPI_SOURCE = (MCA_PART_UCX_RECV == req->kind) ? req->peer
+                                                               : req->comm->c_my_rank;
+        status->MPI_TAG = req->tag;
+        status->_ucount = req->total_bytes;
+    }
+    status->MPI_ERROR = req->error;
+    status->_cancelled = 0;
+    ompi_request_complete(&req->super, true);
+}
+
+void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error)
+{
+    PART_UCX_VERBOSE(1, "request to/from rank %d tag %d failed: error class %d", req->peer,
+                     req->tag, error);
+    req->error = error;
+    req->setup = MCA_PART_UCX_SETUP_FAILED;
+}
+
+int mca_part_ucx_start(size_t count, ompi_request_t **requests)
+{
+    mca_part_ucx_request_t *req;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < count; ++i) {
+        req = (mca_part_ucx_request_t *) requests[i];
+        if (NULL == req || OMPI_REQUEST_PART != req->super.req_type) {
+            continue;
+        }
+        if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
+            return MPI_ERR_REQUEST;
+        }
+        req->super.req_state = OMPI_REQUEST_ACTIVE;
+        req->super.req_status.MPI_ERROR = OMPI_SUCCESS;
+        req->super.req_status._cancelled = 0;
+        req->super.req_complete = REQUEST_PENDING;
+        ++req->epoch;
+
+        if (req->proc_null) {
+            /* MPI_PROC_NULL: complete at once with the empty status. */
+            mca_part_ucx_request_complete(req);
+            continue;
+        }
+        rc = (MCA_PART_UCX_SEND == req->kind) ? mca_part_ucx_send_start(req)
+                                               : mca_part_ucx_recv_start(req);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        mca_part_ucx_request_activate(req);
+    }
+    return OMPI_SUCCESS;
+}

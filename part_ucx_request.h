@@ -1,0 +1,152 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#ifndef MCA_PART_UCX_REQUEST_H
+#define MCA_PART_UCX_REQUEST_H
+
+#include "part_ucx.h"
+#include "part_ucx_ctrl.h"
+#include "part_ucx_mem.h"
+
+#include "ompi/request/request.h"
+#include "ompi/datatype/ompi_datatype.h"
+
+BEGIN_C_DECLS
+
+typedef enum {
+    MCA_PART_UCX_SEND,
+    MCA_PART_UCX_RECV
+} mca_part_ucx_kind_t;
+
+typedef enum {
+    MCA_PART_UCX_SETUP_PENDING, /* setup record sent / receive not matched yet */
+    MCA_PART_UCX_SETUP_DONE,    /* remote buffer, flags and keys known */
+    MCA_PART_UCX_SETUP_FAILED   /* peers disagree (size), or UCX failed */
+} mca_part_ucx_setup_t;
+
+/* Per-partition state of a send, in units of the epoch: 2e means "ready in
+ * epoch e, waiting for the receiver", 2e+1 "issued in epoch e". A CAS on it
+ * lets MPI_Pready and progress race for the issue without a lock. */
+#define PART_UCX_QUEUED(_e) ((uint64_t) (_e) * 2)
+#define PART_UCX_ISSUED(_e) ((uint64_t) (_e) * 2 + 1)
+
+struct mca_part_ucx_request_t {
+    ompi_request_t super;
+    mca_part_ucx_kind_t kind;
+    mca_part_ucx_link_t link;       /* the module's active list */
+    mca_part_ucx_link_t post_link;  /* receive: posted list until matched */
+    int32_t id;                     /* index in the module's request table */
+    uint32_t cookie;                /* tells a reused id from the old request */
+
+    ompi_communicator_t *comm;
+    int peer;                       /* rank in comm (remote group if inter) */
+    int tag;
+    mca_part_ucx_peer_t *remote;    /* known once set up */
+    bool proc_null;                 /* MPI_PROC_NULL peer: completes at once */
+
+    void *buf;
+    char *data;                     /* contiguous: first byte of the data */
+    size_t parts;
+    size_t count;                   /* elements per partition */
+    ompi_datatype_t *datatype;
+    ptrdiff_t extent;
+    size_t part_bytes;              /* packed bytes of one of our partitions */
+    size_t total_bytes;
+    bool contiguous;
+    char *pack_buf;                 /* non-contiguous: packed data, put/arrives here */
+
+    uint64_t epoch;                 /* 0 before the first MPI_Start */
+    volatile int setup;             /* mca_part_ucx_setup_t */
+    int error;                      /* MPI error class reported at completion */
+
+    /* Remote side, from the setup exchange. */
+    size_t remote_parts;            /* sender: receiver's partitions; receiver: sender's */
+    uint64_t remote_buf;
+    uint64_t remote_flags;
+    uint64_t remote_rtr;
+    ucp_rkey_h *buf_rkeys;          /* one per worker */
+    ucp_rkey_h *flags_rkeys;
+    ucp_rkey_h rtr_rkey;            /* worker 0 */
+    void *ctrl_msg;                 /* setup record or its answer, kept until sent */
+    void *ctrl_op;
+
+    /* Sender. */
+    mca_part_ucx_block_t rtr_block; /* receiver writes the epoch it is ready for */
+    volatile uint64_t *part_state;  /* PART_UCX_QUEUED / PART_UCX_ISSUED */
+    opal_atomic_int64_t queued;     /* partitions waiting for the receiver */
+    opal_atomic_int64_t ops_done;   /* completed puts in this epoch */
+    uint64_t *flag_values;          /* put sources, stable until completion */
+
+    /* Receiver. */
+    mca_part_ucx_block_t flags_block; /* one flag per sender partition */
+    ucp_mem_h buf_memh;
+    size_t scan;                    /* flags known to have arrived this epoch */
+    volatile uint64_t *unpacked;    /* non-contiguous: epoch each partition was unpacked */
+    uint64_t rtr_value;             /* put source for the ready-to-receive */
+    void *rtr_op;                   /* outstanding RTR put, NULL when none */
+    int parrived_misses;
+};
+
+OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
+
+int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
+                               const void *buf, size_t parts, size_t count,
+                               ompi_datatype_t *datatype, int peer, int tag,
+                               ompi_communicator_t *comm);
+int mca_part_ucx_start(size_t count, ompi_request_t **requests);
+void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
+void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
+void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);
+mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id);
+
+/* part_ucx_sendreq.c */
+int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
+                            ompi_datatype_t *datatype, int dst, int tag,
+                            ompi_communicator_t *comm, ompi_info_t *info,
+                            ompi_request_t **request);
+int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request);
+int mca_part_ucx_send_start(mca_part_ucx_request_t *req);
+void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req);
+bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req);
+void mca_part_ucx_send_release(mca_part_ucx_request_t *req);
+
+/* part_ucx_recvreq.c */
+int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count,
+                            ompi_datatype_t *datatype, int src, int tag,
+                            ompi_communicator_t *comm, ompi_info_t *info,
+                            ompi_request_t **request);
+int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag,
+                          ompi_request_t *request);
+int mca_part_ucx_recv_start(mca_part_ucx_request_t *req);
+int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req,
+                              const mca_part_ucx_setup_msg_t *msg);
+bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req);
+void mca_part_ucx_recv_release(mca_part_ucx_request_t *req);
+
+/* A receive partition has arrived when every sender partition that
+ * overlaps it has: partition counts may differ on the two sides. */
+static inline void mca_part_ucx_overlap(const mca_part_ucx_request_t *req, size_t first,
+                                        size_t last, size_t *sfirst, size_t *slast)
+{
+    size_t spart_bytes = req->total_bytes / req->remote_parts;
+    size_t begin = first * req->part_bytes;
+    size_t end = (last + 1) * req->part_bytes;
+
+    if (0 == spart_bytes) {
+        *sfirst = 0;
+        *slast = req->remote_parts - 1;
+        return;
+    }
+    *sfirst = begin / spart_bytes;
+    *slast = (end - 1) / spart_bytes;
+}
+
+END_C_DECLS
+
+#endif /* MCA_PART_UCX_REQUEST_H */

@@ -1,0 +1,301 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#include "ompi_config.h"
+
+#include "opal/datatype/opal_convertor.h"
+#include "ompi/proc/proc.h"
+
+#include "part_ucx.h"
+#include "part_ucx_request.h"
+
+/* Every partition costs two puts (data, then flag) per epoch. */
+#define PART_UCX_SEND_OPS(_req) ((int64_t) (_req)->parts * 2)
+
+static void mca_part_ucx_put_cb(void *op, ucs_status_t status, void *user_data)
+{
+    mca_part_ucx_request_t *req = user_data;
+
+    if (UCS_OK != status) {
+        PART_UCX_ERROR("put to rank %d failed: %s", req->peer, ucs_status_string(status));
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+    }
+    opal_atomic_add_fetch_64(&req->ops_done, 1);
+    ucp_request_free(op);
+}
+
+static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const void *src,
+                             size_t len, uint64_t raddr, ucp_rkey_h rkey)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t op;
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = mca_part_ucx_put_cb;
+    param.user_data = req;
+    op = ucp_put_nbx(ep, src, len, raddr, rkey, &param);
+    if (UCS_PTR_IS_ERR(op)) {
+        PART_UCX_ERROR("put to rank %d failed: %s", req->peer,
+                       ucs_status_string(UCS_PTR_STATUS(op)));
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+    }
+    if (!UCS_PTR_IS_PTR(op)) {
+        opal_atomic_add_fetch_64(&req->ops_done, 1);
+    }
+}
+
+/* Issue the partitions of [first, last] that this caller claims (queued ->
+ * issued), in batches of 64: the data puts, one fence per worker, then the
+ * flags. The fence orders each flag after its data on every transport. */
+static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, size_t n)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    uint64_t queued = PART_UCX_QUEUED(req->epoch), claimed = 0, expected;
+    int w, nw = m->num_workers;
+    size_t i, p;
+
+    for (i = 0; i < n; ++i) {
+        p = first + i;
+        expected = queued;
+        if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+                                                    (int64_t *) &expected,
+                                                    PART_UCX_ISSUED(req->epoch))) {
+            continue;
+        }
+        claimed |= UINT64_C(1) << i;
+        w = (int) (p % nw);
+        if (req->part_bytes > 0) {
+            mca_part_ucx_put(req, req->remote->eps[w], req->data + p * req->part_bytes,
+                             req->part_bytes, req->remote_buf + p * req->part_bytes,
+                             req->buf_rkeys[w]);
+        } else {
+            opal_atomic_add_fetch_64(&req->ops_done, 1);
+        }
+    }
+    if (0 == claimed) {
+        return;
+    }
+    opal_atomic_add_fetch_64(&req->queued, -(int64_t) __builtin_popcountll(claimed));
+
+    for (w = 0; w < nw; ++w) {
+        ucp_worker_fence(m->workers[w]);
+    }
+    for (i = 0; i < n; ++i) {
+        if (!(claimed & (UINT64_C(1) << i))) {
+            continue;
+        }
+        p = first + i;
+        w = (int) (p % nw);
+        req->flag_values[p] = req->epoch;
+        mca_part_ucx_put(req, req->remote->eps[w], &req->flag_values[p], sizeof(uint64_t),
+                         req->remote_flags + p * sizeof(uint64_t), req->flags_rkeys[w]);
+    }
+}
+
+static void mca_part_ucx_issue(mca_part_ucx_request_t *req, size_t first, size_t last)
+{
+    size_t n;
+
+    for (; first <= last; first += n) {
+        n = last - first + 1;
+        n = (n > 64) ? 64 : n;
+        mca_part_ucx_issue_batch(req, first, n);
+    }
+}
+
+static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_request_t *req)
+{
+    return MCA_PART_UCX_SETUP_DONE == req->setup && *(volatile uint64_t *) req->rtr_block.addr
+                                                        >= req->epoch;
+}
+
+/* Non-contiguous data is packed partition by partition at MPI_Pready, each
+ * with its own convertor so that threads may pack concurrently. */
+static void mca_part_ucx_pack(mca_part_ucx_request_t *req, size_t p)
+{
+    opal_convertor_t conv;
+    struct iovec iov;
+    uint32_t iov_count = 1;
+    size_t max = req->part_bytes;
+
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    opal_convertor_copy_and_prepare_for_send(ompi_proc_local()->super.proc_convertor,
+                                             &req->datatype->super, req->count,
+                                             (char *) req->buf + p * req->count * req->extent,
+                                             0, &conv);
+    iov.iov_base = req->pack_buf + p * req->part_bytes;
+    iov.iov_len = req->part_bytes;
+    opal_convertor_pack(&conv, &iov, &iov_count, &max);
+    OBJ_DESTRUCT(&conv);
+}
+
+int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request)
+{
+    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
+    uint64_t queued = PART_UCX_QUEUED(req->epoch), old;
+    size_t p;
+
+    if (MCA_PART_UCX_SEND != req->kind || OMPI_REQUEST_ACTIVE != req->super.req_state) {
+        return MPI_ERR_REQUEST;
+    }
+    if (min_part > max_part || max_part >= req->parts) {
+        return MPI_ERR_ARG;
+    }
+    for (p = min_part; p <= max_part; ++p) {
+        old = req->part_state[p];
+        if (old >= queued) {
+            return MPI_ERR_ARG; /* already ready in this epoch */
+        }
+        if (NULL != req->pack_buf) {
+            mca_part_ucx_pack(req, p);
+        }
+        if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+                                                    (int64_t *) &old, queued)) {
+            return MPI_ERR_ARG; /* made ready concurrently by another thread */
+        }
+        opal_atomic_add_fetch_64(&req->queued, 1);
+    }
+    if (req->proc_null) {
+        return OMPI_SUCCESS;
+    }
+    /* Progress issues what stays queued once the receiver is ready. */
+    if (mca_part_ucx_receiver_ready(req)) {
+        mca_part_ucx_issue(req, min_part, max_part);
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_send_start(mca_part_ucx_request_t *req)
+{
+    req->ops_done = 0;
+    return OMPI_SUCCESS;
+}
+
+void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req)
+{
+    opal_atomic_wmb();
+    req->setup = MCA_PART_UCX_SETUP_DONE;
+    PART_UCX_VERBOSE(10, "send to rank %d tag %d: receiver buffer known", req->peer, req->tag);
+}
+
+bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
+{
+    if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return true;
+    }
+    if (req->queued > 0 && mca_part_ucx_receiver_ready(req)) {
+        mca_part_ucx_issue(req, 0, req->parts - 1);
+    }
+    return req->ops_done == PART_UCX_SEND_OPS(req);
+}
+
+int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
+                            ompi_datatype_t *datatype, int dst, int tag,
+                            ompi_communicator_t *comm, ompi_info_t *info,
+                            ompi_request_t **request)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_setup_msg_t *msg;
+    mca_part_ucx_request_t *req;
+    const void *rkey;
+    size_t rkey_len;
+    ompi_proc_t *proc;
+    int rc;
+
+    if (0 == parts || parts > INT_MAX) {
+        return MPI_ERR_ARG;
+    }
+    if (MPI_PROC_NULL != dst && (dst < 0 || dst >= ompi_comm_remote_size(comm))) {
+        return MPI_ERR_RANK;
+    }
+    if (tag < 0) {
+        return MPI_ERR_TAG;
+    }
+
+    req = OBJ_NEW(mca_part_ucx_request_t);
+    if (NULL == req) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_SEND, buf, parts, count, datatype, dst,
+                                    tag, comm);
+    req->part_state = calloc(parts, sizeof(uint64_t));
+    req->flag_values = calloc(parts, sizeof(uint64_t));
+    if (OMPI_SUCCESS != rc || NULL == req->part_state || NULL == req->flag_values) {
+        goto err;
+    }
+    if (MPI_PROC_NULL == dst) {
+        req->proc_null = true;
+        req->setup = MCA_PART_UCX_SETUP_DONE;
+        *request = &req->super;
+        return OMPI_SUCCESS;
+    }
+
+    proc = ompi_comm_peer_lookup(comm, dst);
+    req->remote = mca_part_ucx_peer_get(proc);
+    if (NULL == req->remote) {
+        rc = MPI_ERR_OTHER;
+        goto err;
+    }
+
+    OPAL_THREAD_LOCK(&m->lock);
+    rc = mca_part_ucx_block_alloc(sizeof(uint64_t), &req->rtr_block);
+    OPAL_THREAD_UNLOCK(&m->lock);
+    if (OMPI_SUCCESS != rc) {
+        goto err;
+    }
+
+    rkey = mca_part_ucx_block_rkey(&req->rtr_block, &rkey_len);
+    msg = calloc(1, sizeof(*msg) + rkey_len);
+    if (NULL == msg) {
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+        goto err;
+    }
+    msg->cid = ompi_comm_get_extended_cid(comm);
+    msg->sender = ompi_proc_local()->super.proc_name;
+    msg->src = ompi_comm_rank(comm);
+    msg->tag = tag;
+    msg->seq = mca_part_ucx_next_seq(comm, &proc->super.proc_name);
+    msg->sreq_id = req->id;
+    msg->sreq_cookie = req->cookie;
+    msg->parts = parts;
+    msg->total_bytes = req->total_bytes;
+    msg->rtr_addr = (uint64_t) (uintptr_t) req->rtr_block.addr;
+    msg->rtr_rkey_len = (uint32_t) rkey_len;
+    memcpy(msg->rtr_rkey, rkey, rkey_len);
+    req->ctrl_msg = msg;
+
+    /* The setup record goes out now; the receiver answers through progress,
+     * so this call stays local. */
+    rc = mca_part_ucx_ctrl_send(req->remote, MCA_PART_UCX_AM_SETUP, msg,
+                                sizeof(*msg) + rkey_len, &req->ctrl_op);
+    if (OMPI_SUCCESS != rc) {
+        goto err;
+    }
+    *request = &req->super;
+    return OMPI_SUCCESS;
+
+err:
+    req->super.req_state = OMPI_REQUEST_INACTIVE;
+    {
+        ompi_request_t *r = &req->super;
+        (void) req->super.req_free(&r);
+    }
+    return (MPI_ERR_OTHER == rc || rc < 0) ? MPI_ERR_OTHER : rc;
+}
+
+void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+
+    OPAL_THREAD_LOCK(&m->lock);
+    mca_part_ucx_block_free(&req->rtr_block);
+    OPAL_THREAD_UNLOCK(&m->lock);
+    free((void *) req->part_state);
+    free(req->flag_values);
+}

@@ -1,0 +1,71 @@
+/* Shared helpers of the part/ucx tests: every value moved depends on the
+ * sender, the epoch, the partition and the element, so stale or misplaced
+ * data is caught. */
+#ifndef TUTIL_H
+#define TUTIL_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int t_failures = 0;
+
+#define T_CHECK(cond, ...)                                                     \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            int _r;                                                            \
+            MPI_Comm_rank(MPI_COMM_WORLD, &_r);                                \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", _r,         \
+                    __FILE__, __LINE__, #cond);                                \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fprintf(stderr, "\n");                                             \
+            ++t_failures;                                                      \
+        }                                                                      \
+    } while (0)
+
+#define T_MPI(call)                                                            \
+    do {                                                                       \
+        int _rc = (call);                                                      \
+        if (MPI_SUCCESS != _rc) {                                              \
+            char _s[MPI_MAX_ERROR_STRING];                                     \
+            int _l;                                                            \
+            MPI_Error_string(_rc, _s, &_l);                                    \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,      \
+                    #call, _s);                                                \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                      \
+        }                                                                      \
+    } while (0)
+
+static inline int32_t t_value(int src, long epoch, long part, long idx)
+{
+    uint32_t v = (uint32_t) src * 2654435761u ^ (uint32_t) epoch * 40503u ^
+                 (uint32_t) part * 977u ^ (uint32_t) idx * 13u;
+    return (int32_t) (v ^ (v >> 15));
+}
+
+/* Deterministic per-rank shuffle, for random MPI_Pready orders. */
+static inline void t_shuffle(int *a, int n, unsigned *seed)
+{
+    for (int i = n - 1; i > 0; --i) {
+        int j = rand_r(seed) % (i + 1), t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+/* Every rank's failures decide the exit status of every rank. */
+static inline int t_finish(const char *name)
+{
+    int total = 0, rank;
+    MPI_Allreduce(&t_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (0 == rank) {
+        printf("%s: %s (%d failed checks)\n", name, total ? "FAIL" : "OK", total);
+    }
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Fetch Open MPI and UCX sources with apt-get source, patch and build UCX,
+# build Open MPI with this repository as ompi/mca/part/ucx, install both into
+# one prefix. Stages are cached (see tools/common.sh for the key); a stage is
+# complete only once its stamp exists, so an interrupted run resumes.
+#
+#   tools/setup.sh            build what is missing, then the component
+#   tools/setup.sh --prefix   print the install prefix and exit
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+if [ "${1:-}" = "--prefix" ]; then echo "$PART_UCX_PREFIX"; exit 0; fi
+
+JOBS=${JOBS:-$(nproc)}
+LOG=$PART_UCX_WORK/logs
+mkdir -p "$LOG"
+
+die() { echo "setup: $*" >&2; exit 1; }
+t0=$(date +%s)
+phase() { echo "setup: [$(( $(date +%s) - t0 ))s] $*"; }
+
+# Run a build step quietly, keeping its output in a log shown on failure.
+step() {
+    local name=$1; shift
+    if ! "$@" >"$LOG/$name.log" 2>&1; then
+        tail -n 40 "$LOG/$name.log" >&2
+        die "$name failed; full log: $LOG/$name.log"
+    fi
+}
+
+stamp() { [ -e "$PART_UCX_WORK/$1.done" ]; }
+mark() { echo "${2:-done}" > "$PART_UCX_WORK/$1.done"; }
+
+check_host() {
+    local avail
+    avail=$(df -Pk "$PART_UCX_CACHE" | awk 'NR==2 {print $4}')
+    [ "$avail" -ge $((6 * 1024 * 1024)) ] ||
+        die "less than 6 GiB free under $PART_UCX_CACHE; free some space or set PART_UCX_CACHE."
+    if [ "$PART_UCX_CUDA" = yes ] && [ ! -x "$CUDA_HOME/bin/nvcc" ]; then
+        die "CUDA was requested (PART_UCX_CUDA=yes) but $CUDA_HOME/bin/nvcc is missing."
+    fi
+    local missing=()
+    for tool in autoconf automake libtoolize flex make gcc g++ perl patch xz; do
+        command -v "$tool" >/dev/null || missing+=("$tool")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        command -v apt-get >/dev/null && [ "$(id -u)" = 0 ] ||
+            die "missing build tools (${missing[*]}); install autoconf automake libtool flex."
+        phase "installing build tools: ${missing[*]}"
+        step apt-install bash -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+            autoconf automake libtool flex make gcc g++ perl patch xz-utils pkg-config'
+    fi
+}
+
+# --- dependency stages ---
+
+# A private apt configuration: the machine's own sources and state are left
+# untouched.
+fetch_sources() {
+    local dl=$PART_UCX_CACHE/sources apt=$PART_UCX_CACHE/apt
+    local tarballs="openmpi_$OMPI_VERSION.orig.tar.xz ucx_$UCX_VERSION.orig.tar.xz"
+    local have=yes f
+    for f in $tarballs; do [ -s "$dl/$f" ] || have=no; done
+    [ -s "$dl/verified" ] && [ $have = yes ] && return 0
+    mkdir -p "$dl" "$apt/lists/partial" "$apt/archives/partial"
+    cat > "$apt/sources.list" <<EOF
+deb-src http://deb.debian.org/debian $OMPI_SUITE main
+deb-src http://deb.debian.org/debian $UCX_SUITE main
+EOF
+    local o=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+             -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt"
+             -o APT::Sandbox::User=root -q)
+    phase "fetching sources with apt-get source"
+    apt-get "${o[@]}" update >"$LOG/apt-update.log" 2>&1 ||
+        die "apt-get update failed for the deb-src entries (see $LOG/apt-update.log)."
+    (cd "$dl" && apt-get "${o[@]}" source --download-only \
+        "openmpi=$OMPI_DEBIAN_VERSION" "ucx=$UCX_DEBIAN_VERSION") >"$LOG/apt-source.log" 2>&1 ||
+        die "apt-get source could not fetch openmpi $OMPI_DEBIAN_VERSION ($OMPI_SUITE) and ucx $UCX_DEBIAN_VERSION ($UCX_SUITE) (see $LOG/apt-source.log)."
+    for f in $tarballs; do
+        [ -s "$dl/$f" ] || die "apt-get source did not deliver $f: wrong version in the archive?"
+    done
+    local v
+    v=$(tar -xOf "$dl/openmpi_$OMPI_VERSION.orig.tar.xz" "openmpi-$OMPI_VERSION/VERSION" |
+        awk -F= '/^(major|minor|release)=/ {printf "%s.", $2}')
+    [ "${v%.}" = "$OMPI_VERSION" ] || die "got Open MPI ${v%.}, expected $OMPI_VERSION."
+    tar -tf "$dl/ucx_$UCX_VERSION.orig.tar.xz" "ucx-$UCX_VERSION/configure.ac" >/dev/null 2>&1 ||
+        die "the UCX tarball is not UCX $UCX_VERSION."
+    echo "openmpi $OMPI_DEBIAN_VERSION ucx $UCX_DEBIAN_VERSION" > "$dl/verified"
+}
+
+build_ucx() {
+    stamp ucx && return 0
+    local src=$PART_UCX_WORK/ucx-$UCX_VERSION p
+    rm -rf "$src" "$PART_UCX_WORK/ucx-build"
+    phase "unpacking and patching UCX $UCX_VERSION"
+    tar -C "$PART_UCX_WORK" -xf "$PART_UCX_CACHE/sources/ucx_$UCX_VERSION.orig.tar.xz"
+    # Debian keeps upstream's packaging directory as debian.upstream/; UCX's
+    # autogen and configure expect it as debian/.
+    [ -d "$src/debian.upstream" ] && mv "$src/debian.upstream" "$src/debian"
+    for p in "$PART_UCX_SRC"/ucx-patches/*.patch; do
+        [ -e "$p" ] || continue
+        patch -d "$src" -p1 --forward --batch <"$p" >"$LOG/patch-$(basename "$p").log" 2>&1 ||
+            die "UCX patch $(basename "$p") does not apply (see $LOG/patch-$(basename "$p").log)."
+    done
+    phase "building UCX (autogen, configure, make, install)"
+    step ucx-autogen bash -c "cd '$src' && ./autogen.sh"
+    mkdir -p "$PART_UCX_WORK/ucx-build"
+    # UCX's test programs are not needed and do not all build with CUDA 13.
+    step ucx-configure bash -c "cd '$PART_UCX_WORK/ucx-build' && '$src/contrib/configure-release' \
+        --prefix='$PART_UCX_PREFIX' $(ucx_configure_flags | xargs)"
+    # Libraries and tools only: UCX's test apps are not needed (and some do
+    # not build against CUDA 13's cuCtxCreate).
+    local d
+    for d in src/ucm src/ucs src/uct src/ucp src/tools/info src/tools/perf; do
+        step ucx-make-${d//\//-} make -C "$PART_UCX_WORK/ucx-build/$d" -j"$JOBS" install
+    done
+    step ucx-install-pc make -C "$PART_UCX_WORK/ucx-build" install-pkgconfigDATA
+    mark ucx
+}
+
+unpack_ompi() {
+    stamp ompi-unpack && return 0
+    rm -rf "$PART_UCX_WORK/openmpi-$OMPI_VERSION"
+    phase "unpacking Open MPI $OMPI_VERSION"
+    tar -C "$PART_UCX_WORK" -xf "$PART_UCX_CACHE/sources/openmpi_$OMPI_VERSION.orig.tar.xz"
+    mark ompi-unpack
+}
+
+# --- end dependency stages ---
+
+OMPI_TREE=$PART_UCX_WORK/openmpi-$OMPI_VERSION
+COMPONENT_DIR=$OMPI_TREE/ompi/mca/part/ucx
+
+# Copy the component into the Open MPI tree; only files whose content
+# changed get a new time stamp, so make rebuilds just those.
+sync_component() {
+    mkdir -p "$COMPONENT_DIR"
+    local f
+    for f in "$PART_UCX_SRC"/configure.m4 "$PART_UCX_SRC"/Makefile.am \
+             "$PART_UCX_SRC"/*.[ch] "$PART_UCX_SRC"/*.cu "$PART_UCX_SRC"/*.txt; do
+        [ -e "$f" ] || continue
+        cmp -s "$f" "$COMPONENT_DIR/$(basename "$f")" || cp "$f" "$COMPONENT_DIR/"
+    done
+}
+
+# autogen + configure depend on configure.m4 only: Makefile.am edits are
+# picked up by automake's own rebuild rules.
+configure_ompi() {
+    local want
+    want=$(sha256sum "$PART_UCX_SRC/configure.m4" | cut -c1-16)
+    [ "$(cat "$PART_UCX_WORK/ompi-configure.done" 2>/dev/null)" = "$want" ] && return 0
+    rm -f "$PART_UCX_WORK/ompi-configure.done" "$PART_UCX_WORK/ompi-install.done"
+    phase "Open MPI autogen.pl (finds ompi/mca/part/ucx)"
+    step ompi-autogen bash -c "cd '$OMPI_TREE' && ./autogen.pl --force"
+    phase "configuring Open MPI"
+    step ompi-configure bash -c "cd '$OMPI_TREE' && ./configure --prefix='$PART_UCX_PREFIX' \
+        --with-ucx='$PART_UCX_PREFIX' $(ompi_configure_flags | xargs)"
+    grep -q "part:ucx" "$OMPI_TREE/config.log" ||
+        die "Open MPI's configure did not pick up the part/ucx component (see $LOG/ompi-configure.log)."
+    mark ompi-configure "$want"
+}
+
+build_ompi() {
+    stamp ompi-install && return 0
+    phase "building Open MPI (make -j$JOBS)"
+    step ompi-make make -C "$OMPI_TREE" -j"$JOBS"
+    step ompi-install make -C "$OMPI_TREE" install
+    mark ompi-install
+}
+
+# Rebuild only the component, relink libmpi (the component lives in it) and
+# reinstall both.
+build_component() {
+    phase "building part/ucx"
+    step component-make make -C "$COMPONENT_DIR" -j"$JOBS"
+    step component-libmpi make -C "$OMPI_TREE/ompi" -j"$JOBS" libmpi.la
+    step component-install bash -c "make -C '$COMPONENT_DIR' install &&
+        make -C '$OMPI_TREE/ompi' install-libLTLIBRARIES"
+}
+
+write_env() {
+    # Which patches the UCX in this prefix was built with, from patch's logs.
+    local p sums=$PART_UCX_PREFIX/share/part-ucx/ucx-patches.sha256
+    mkdir -p "$(dirname "$sums")"
+    : > "$sums"
+    for p in "$PART_UCX_SRC"/ucx-patches/*.patch; do
+        [ -e "$p" ] || continue
+        grep -q '^patching file' "$LOG/patch-$(basename "$p").log" 2>/dev/null &&
+            echo "$(sha256sum < "$p" | cut -d' ' -f1)  $(basename "$p")" >> "$sums"
+    done
+    cat > "$PART_UCX_PREFIX/part-ucx-env.sh" <<EOF
+# Source this file: the part/ucx install's mpicc, mpirun and ompi_info first.
+export PATH="$PART_UCX_PREFIX/bin:\$PATH"
+export LD_LIBRARY_PATH="$PART_UCX_PREFIX/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+export MANPATH="$PART_UCX_PREFIX/share/man\${MANPATH:+:\$MANPATH}"
+EOF
+}
+
+mkdir -p "$PART_UCX_CACHE"
+check_host
+fetch_sources
+build_ucx
+unpack_ompi
+sync_component
+configure_ompi
+build_ompi
+build_component
+write_env
+phase "done: prefix $PART_UCX_PREFIX"
+echo "setup: use it with: . tools/env.sh   (then mpicc, mpirun, ompi_info are this install's)"

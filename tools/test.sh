@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Build the tests against the installed prefix and run them under mpirun.
+# Prints one line per test and a final "N passed, N failed"; exits non-zero
+# when anything failed.
+#
+#   tools/test.sh              CPU suite (tests/cpu.list) and build checks
+#   tools/test.sh --gpu        GPU suite (tests/gpu.list); skipped without a GPU
+#   tools/test.sh -k PATTERN   only tests whose name matches PATTERN
+#   TEST_TIMEOUT=S             per-test limit in seconds (default 180)
+#   TEST_WRAPPER="valgrind -q" prefix every MPI process (ASan: see README)
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+suite=cpu
+filter=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --gpu) suite=gpu ;;
+        -k) filter=$2; shift ;;
+        *) echo "usage: tools/test.sh [--gpu] [-k PATTERN]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+PREFIX=$PART_UCX_PREFIX
+[ -x "$PREFIX/bin/mpicc" ] || { echo "test: no install at $PREFIX; run tools/setup.sh first" >&2; exit 1; }
+. "$PART_UCX_SRC/tools/env.sh"
+
+BUILD=${TEST_BUILD_DIR:-$PART_UCX_CACHE/tests-$PART_UCX_KEY}
+mkdir -p "$BUILD"
+timeout_s=${TEST_TIMEOUT:-180}
+wrapper=${TEST_WRAPPER:-}
+passed=0
+failed=0
+results=()
+
+report() { # name np status seconds [detail]
+    printf '%-4s  %-34s np=%-2s %7.2fs %s\n' "$3" "$1" "$2" "$4" "${5:-}"
+    if [ "$3" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+
+selected() { [ -z "$filter" ] || [[ "$1" == *$filter* ]]; }
+
+# --- build the test programs ------------------------------------------------
+build_log=$BUILD/build.log
+: > "$build_log"
+build_failed=()
+for src in "$PART_UCX_SRC"/tests/cpu/*.c; do
+    exe=$BUILD/$(basename "$src" .c)
+    if ! mpicc -O2 -g -Wall -Wextra -Werror -pthread -o "$exe" "$src" >>"$build_log" 2>&1; then
+        build_failed+=("$(basename "$src")")
+    fi
+done
+have_nvcc=no
+if [ "$part_ucx_use_cuda" = yes ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
+    have_nvcc=yes
+    for src in "$PART_UCX_SRC"/tests/gpu/*.cu; do
+        [ -e "$src" ] || continue
+        exe=$BUILD/$(basename "$src" .cu)
+        # nvcc compiles, the install's mpicc links: the MPI flags come from it.
+        if ! { "$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" \
+                   -I"$PART_UCX_SRC/tests" -c -o "$exe.o" "$src" &&
+               mpicxx -o "$exe" "$exe.o" -L"$CUDA_HOME/lib64" -lcudart; } >>"$build_log" 2>&1; then
+            build_failed+=("$(basename "$src")")
+        fi
+    done
+fi
+
+# --- build checks -------------------------------------------------------------
+run_check() { # name command...
+    local name=$1; shift
+    selected "$name" || return 0
+    local t0=$SECONDS out
+    if out=$("$@" 2>&1); then
+        report "$name" - PASS $((SECONDS - t0))
+    else
+        report "$name" - FAIL $((SECONDS - t0)) "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
+    fi
+}
+
+check_compiled() {
+    [ ${#build_failed[@]} -eq 0 ] || { echo "did not compile: ${build_failed[*]} (see $build_log)"; return 1; }
+}
+
+check_patches() {
+    local p want
+    for p in "$PART_UCX_SRC"/ucx-patches/*.patch; do
+        want="$(sha256sum < "$p" | cut -d' ' -f1)  $(basename "$p")"
+        grep -qxF "$want" "$PREFIX/share/part-ucx/ucx-patches.sha256" ||
+            { echo "patch not in the build: $(basename "$p")"; return 1; }
+    done
+}
+
+check_cuda_objects() {
+    [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
+    [ -e "$PREFIX/lib/ucx/libuct_cuda.so" ] || { echo "UCX built without its CUDA transports"; return 1; }
+    local n=0 src
+    for src in "$PART_UCX_SRC"/tests/gpu/*.cu; do
+        [ -e "$src" ] || continue
+        [ -s "$BUILD/$(basename "$src" .cu).o" ] || { echo "no object for $src"; return 1; }
+        n=$((n + 1))
+    done
+    [ $n -gt 0 ] || { echo "no GPU test sources"; return 1; }
+}
+
+check_ompi_info() {
+    local out
+    out=$(ompi_info --param part ucx --level 9) || return 1
+    for v in part_ucx_priority part_ucx_verbose part_ucx_num_workers \
+             part_ucx_parrived_progress_interval; do
+        grep -q "$v" <<<"$out" || { echo "ompi_info lacks $v"; return 1; }
+    done
+    ompi_info | grep -q "MCA part: persist" || { echo "part/persist missing"; return 1; }
+}
+
+check_libmpi_deps() {
+    ! readelf -d "$PREFIX/lib/libmpi.so" | grep -E 'NEEDED.*(cudart|libcuda)' ||
+        { echo "libmpi needs the CUDA runtime"; return 1; }
+    nm -D "$PREFIX/lib/libmpi.so" | grep -q ' T MPIX_Pbuf_prepare$' ||
+        { echo "MPIX_Pbuf_prepare not exported by libmpi"; return 1; }
+}
+
+if [ "$suite" = cpu ]; then
+    run_check build:tests-compile check_compiled
+    run_check build:ucx-patches-applied check_patches
+    run_check build:cuda-objects check_cuda_objects
+    run_check build:ompi_info-params check_ompi_info
+    run_check build:libmpi-exports-mpix check_libmpi_deps
+fi
+
+# --- MPI tests ------------------------------------------------------------------
+list=$PART_UCX_SRC/tests/$suite.list
+if [ "$suite" = gpu ] && ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "SKIP  GPU suite: no GPU on this machine (nvidia-smi -L failed)"
+    echo "$passed passed, $failed failed"
+    exit 0
+fi
+
+export OMPI_MCA_mca_base_component_show_load_errors=0
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
+
+while read -r name np rest; do
+    [ -z "$name" ] || [[ "$name" == \#* ]] && continue
+    selected "$name" || continue
+    mpiopts=${rest%%--*}
+    prog=${rest#*-- }
+    exe=$BUILD/${prog%% *}
+    args=${prog#"${prog%% *}"}
+    log=$BUILD/$name.np$np.log
+    part="--mca part ucx"
+    [[ "$mpiopts" == *"--mca part "* ]] && part=
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    timeout -k 10 "$timeout_s" mpirun --oversubscribe -np "$np" $part $mpiopts \
+        $wrapper "$exe" $args >"$log" 2>&1
+    rc=$?
+    dt=$(awk "BEGIN {print $(date +%s.%N) - $t0}")
+    if [ $rc -eq 0 ]; then
+        report "$name" "$np" PASS "$dt"
+    else
+        why="exit $rc"; [ $rc -eq 124 ] && why="timeout after ${timeout_s}s"
+        report "$name" "$np" FAIL "$dt" "$why; log: $log"
+        tail -n 8 "$log" | sed 's/^/      | /'
+    fi
+done < "$list"
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
