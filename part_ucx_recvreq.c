@@ -258,18 +258,9 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
     mca_part_ucx_request_t *req;
     int rc;
 
-    /* Partitioned receives name their peer: no wildcards (MPI 4.1, 4.2.2). */
-    if (MPI_ANY_SOURCE == src) {
-        return MPI_ERR_RANK;
-    }
-    if (MPI_ANY_TAG == tag || tag < 0) {
-        return MPI_ERR_TAG;
-    }
-    if (0 == parts || parts > INT_MAX) {
-        return MPI_ERR_ARG;
-    }
-    if (MPI_PROC_NULL != src && (src < 0 || src >= ompi_comm_remote_size(comm))) {
-        return MPI_ERR_RANK;
+    rc = mca_part_ucx_check_args(parts, count, datatype, src, tag, comm);
+    if (MPI_SUCCESS != rc) {
+        return rc;
     }
 
     req = OBJ_NEW(mca_part_ucx_request_t);

@@ -10,6 +10,7 @@
 #include "ompi_config.h"
 
 #include "ompi/communicator/communicator.h"
+#include "ompi/mca/pml/pml.h"
 
 #include "part_ucx.h"
 #include "part_ucx_request.h"
@@ -30,6 +31,40 @@ static void mca_part_ucx_request_construct(mca_part_ucx_request_t *req)
 OBJ_CLASS_INSTANCE(mca_part_ucx_request_t, ompi_request_t, mca_part_ucx_request_construct, NULL);
 
 static opal_atomic_int32_t mca_part_ucx_cookie;
+
+/* The MPI layer checks only the request pointer for the partitioned init
+ * calls; everything else is checked here. Receives name their peer and tag:
+ * no wildcards (MPI 4.1, section 4.2.2). */
+int mca_part_ucx_check_args(size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
+                            int tag, ompi_communicator_t *comm)
+{
+    size_t type_size;
+
+    if (ompi_comm_invalid(comm)) {
+        return MPI_ERR_COMM;
+    }
+    if (MPI_ANY_SOURCE == peer) {
+        return MPI_ERR_RANK;
+    }
+    if (MPI_PROC_NULL != peer && ompi_comm_peer_invalid(comm, peer)) {
+        return MPI_ERR_RANK;
+    }
+    if (MPI_ANY_TAG == tag || tag < 0 || tag > mca_pml.pml_max_tag) {
+        return MPI_ERR_TAG;
+    }
+    if (0 == parts || parts > INT_MAX) {
+        return MPI_ERR_ARG;
+    }
+    if (NULL == datatype || MPI_DATATYPE_NULL == datatype ||
+        !opal_datatype_is_committed(&datatype->super)) {
+        return MPI_ERR_TYPE;
+    }
+    ompi_datatype_type_size(datatype, &type_size);
+    if (count > (size_t) PTRDIFF_MAX / parts / (type_size ? type_size : 1)) {
+        return MPI_ERR_COUNT;
+    }
+    return MPI_SUCCESS;
+}
 
 mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id)
 {

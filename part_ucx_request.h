@@ -95,6 +95,8 @@ struct mca_part_ucx_request_t {
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
 
+int mca_part_ucx_check_args(size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
+                            int tag, ompi_communicator_t *comm);
 int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
                                const void *buf, size_t parts, size_t count,
                                ompi_datatype_t *datatype, int peer, int tag,

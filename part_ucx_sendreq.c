@@ -50,13 +50,56 @@ static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const voi
     }
 }
 
-/* Issue the partitions of [first, last] that this caller claims (queued ->
- * issued), in batches of 64: the data puts, one fence per worker, then the
- * flags. The fence orders each flag after its data on every transport. */
+/* Flags of one batch on one worker, put once the batch's data is complete
+ * at the receiver. */
+typedef struct {
+    mca_part_ucx_request_t *req;
+    size_t first;
+    uint64_t parts; /* bit i: partition first + i */
+    int worker;
+} mca_part_ucx_flag_batch_t;
+
+static void mca_part_ucx_put_flags(mca_part_ucx_flag_batch_t *b)
+{
+    mca_part_ucx_request_t *req = b->req;
+    uint64_t bits = b->parts;
+    size_t p;
+
+    while (bits) {
+        p = b->first + (size_t) __builtin_ctzll(bits);
+        bits &= bits - 1;
+        mca_part_ucx_put(req, req->remote->eps[b->worker], &req->flag_values[p],
+                         sizeof(uint64_t), req->remote_flags + p * sizeof(uint64_t),
+                         req->flags_rkeys[b->worker]);
+    }
+}
+
+static void mca_part_ucx_flush_cb(void *op, ucs_status_t status, void *user_data)
+{
+    mca_part_ucx_flag_batch_t *b = user_data;
+
+    if (UCS_OK != status) {
+        mca_part_ucx_request_fail(b->req, MPI_ERR_INTERN);
+        opal_atomic_add_fetch_64(&b->req->ops_done, __builtin_popcountll(b->parts));
+    } else {
+        mca_part_ucx_put_flags(b);
+    }
+    free(b);
+    ucp_request_free(op);
+}
+
+/* Issue the partitions of [first, first + n) that this caller claims
+ * (queued -> issued): the data puts, then per worker a flush, and the flags
+ * when the flush completes. A flush means remote completion on every UCX
+ * transport, software-emulated RMA included, where a fence is not enough
+ * to keep a flag behind its data. */
 static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, size_t n)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     uint64_t queued = PART_UCX_QUEUED(req->epoch), claimed = 0, expected;
+    mca_part_ucx_flag_batch_t local, *b;
+    ucp_request_param_t param;
+    ucs_status_ptr_t op;
     int w, nw = m->num_workers;
     size_t i, p;
 
@@ -69,6 +112,7 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
             continue;
         }
         claimed |= UINT64_C(1) << i;
+        req->flag_values[p] = req->epoch;
         w = (int) (p % nw);
         if (req->part_bytes > 0) {
             mca_part_ucx_put(req, req->remote->eps[w], req->data + p * req->part_bytes,
@@ -84,17 +128,39 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
     opal_atomic_add_fetch_64(&req->queued, -(int64_t) __builtin_popcountll(claimed));
 
     for (w = 0; w < nw; ++w) {
-        ucp_worker_fence(m->workers[w]);
-    }
-    for (i = 0; i < n; ++i) {
-        if (!(claimed & (UINT64_C(1) << i))) {
+        local.req = req;
+        local.first = first;
+        local.worker = w;
+        local.parts = 0;
+        for (i = 0; i < n; ++i) {
+            if ((claimed & (UINT64_C(1) << i)) && (int) ((first + i) % nw) == w) {
+                local.parts |= UINT64_C(1) << i;
+            }
+        }
+        if (0 == local.parts) {
             continue;
         }
-        p = first + i;
-        w = (int) (p % nw);
-        req->flag_values[p] = req->epoch;
-        mca_part_ucx_put(req, req->remote->eps[w], &req->flag_values[p], sizeof(uint64_t),
-                         req->remote_flags + p * sizeof(uint64_t), req->flags_rkeys[w]);
+        b = malloc(sizeof(*b));
+        if (NULL == b) {
+            mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
+            opal_atomic_add_fetch_64(&req->ops_done, __builtin_popcountll(local.parts));
+            continue;
+        }
+        *b = local;
+        param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+        param.cb.send = mca_part_ucx_flush_cb;
+        param.user_data = b;
+        op = ucp_ep_flush_nbx(req->remote->eps[w], &param);
+        if (UCS_PTR_IS_PTR(op)) {
+            continue; /* the callback puts the flags */
+        }
+        if (UCS_OK == UCS_PTR_STATUS(op)) {
+            mca_part_ucx_put_flags(b);
+        } else {
+            mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+            opal_atomic_add_fetch_64(&req->ops_done, __builtin_popcountll(local.parts));
+        }
+        free(b);
     }
 }
 
@@ -208,14 +274,9 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     ompi_proc_t *proc;
     int rc;
 
-    if (0 == parts || parts > INT_MAX) {
-        return MPI_ERR_ARG;
-    }
-    if (MPI_PROC_NULL != dst && (dst < 0 || dst >= ompi_comm_remote_size(comm))) {
-        return MPI_ERR_RANK;
-    }
-    if (tag < 0) {
-        return MPI_ERR_TAG;
+    rc = mca_part_ucx_check_args(parts, count, datatype, dst, tag, comm);
+    if (MPI_SUCCESS != rc) {
+        return rc;
     }
 
     req = OBJ_NEW(mca_part_ucx_request_t);

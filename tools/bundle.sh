@@ -18,8 +18,10 @@ mkdir -p "$dest"
 # Documentation and man pages stay behind; everything else travels.
 tar -C "$PART_UCX_PREFIX" --exclude=./share/doc --exclude=./share/man -cf - . | tar -C "$dest" -xf -
 
-# Libraries every glibc-based distribution has, or the node's driver brings.
-system='^(libc|libm|libdl|libpthread|librt|libutil|libgcc_s|libstdc\+\+|ld-linux-x86-64|libz|libcuda|libnvidia-ml)\.so'
+# Libraries every glibc-based distribution has (Ubuntu 24.04 included), or
+# the node's driver brings. libxml2 (hwloc's XML export) comes with its ICU
+# there; shipping Debian's would drag 30 MB of ICU along.
+system='^(libc|libm|libdl|libpthread|librt|libutil|libgcc_s|libstdc\+\+|ld-linux-x86-64|libz|libcuda|libnvidia-ml|libxml2|libicu[a-z]*|liblzma|libtinfo)\.so'
 find "$dest" -type f \( -name '*.so*' -o -perm -u+x \) | while read -r f; do
     file -b "$f" | grep -q ELF || continue
     ldd "$f" 2>/dev/null | awk '/=> \// {print $1, $3}'

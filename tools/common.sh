@@ -46,7 +46,7 @@ part_ucx_deps_key() {
         echo "ompi $OMPI_DEBIAN_VERSION $OMPI_SUITE ucx $UCX_DEBIAN_VERSION $UCX_SUITE"
         ucx_configure_flags
         ompi_configure_flags
-        cat "$PART_UCX_SRC"/ucx-patches/*.patch 2>/dev/null
+        cat "$PART_UCX_SRC"/ucx-patches/*.patch "$PART_UCX_SRC"/ompi-patches/*.patch 2>/dev/null
         sed -n '/^# --- dependency stages ---$/,/^# --- end dependency stages ---$/p' "$PART_UCX_SRC/tools/setup.sh"
     } | sha256sum | cut -c1-16
 }

@@ -123,6 +123,13 @@ unpack_ompi() {
     rm -rf "$PART_UCX_WORK/openmpi-$OMPI_VERSION"
     phase "unpacking Open MPI $OMPI_VERSION"
     tar -C "$PART_UCX_WORK" -xf "$PART_UCX_CACHE/sources/openmpi_$OMPI_VERSION.orig.tar.xz"
+    local p
+    for p in "$PART_UCX_SRC"/ompi-patches/*.patch; do
+        [ -e "$p" ] || continue
+        patch -d "$PART_UCX_WORK/openmpi-$OMPI_VERSION" -p1 --forward --batch <"$p" \
+            >"$LOG/patch-$(basename "$p").log" 2>&1 ||
+            die "Open MPI patch $(basename "$p") does not apply (see $LOG/patch-$(basename "$p").log)."
+    done
     mark ompi-unpack
 }
 
@@ -180,10 +187,10 @@ build_component() {
 
 write_env() {
     # Which patches the UCX in this prefix was built with, from patch's logs.
-    local p sums=$PART_UCX_PREFIX/share/part-ucx/ucx-patches.sha256
+    local p sums=$PART_UCX_PREFIX/share/part-ucx/patches.sha256
     mkdir -p "$(dirname "$sums")"
     : > "$sums"
-    for p in "$PART_UCX_SRC"/ucx-patches/*.patch; do
+    for p in "$PART_UCX_SRC"/ucx-patches/*.patch "$PART_UCX_SRC"/ompi-patches/*.patch; do
         [ -e "$p" ] || continue
         grep -q '^patching file' "$LOG/patch-$(basename "$p").log" 2>/dev/null &&
             echo "$(sha256sum < "$p" | cut -d' ' -f1)  $(basename "$p")" >> "$sums"

@@ -84,9 +84,9 @@ check_compiled() {
 
 check_patches() {
     local p want
-    for p in "$PART_UCX_SRC"/ucx-patches/*.patch; do
+    for p in "$PART_UCX_SRC"/ucx-patches/*.patch "$PART_UCX_SRC"/ompi-patches/*.patch; do
         want="$(sha256sum < "$p" | cut -d' ' -f1)  $(basename "$p")"
-        grep -qxF "$want" "$PREFIX/share/part-ucx/ucx-patches.sha256" ||
+        grep -qxF "$want" "$PREFIX/share/part-ucx/patches.sha256" ||
             { echo "patch not in the build: $(basename "$p")"; return 1; }
     done
 }
@@ -116,13 +116,13 @@ check_ompi_info() {
 check_libmpi_deps() {
     ! readelf -d "$PREFIX/lib/libmpi.so" | grep -E 'NEEDED.*(cudart|libcuda)' ||
         { echo "libmpi needs the CUDA runtime"; return 1; }
-    nm -D "$PREFIX/lib/libmpi.so" | grep -q ' T MPIX_Pbuf_prepare$' ||
+    [ "$(nm -D "$PREFIX/lib/libmpi.so" | grep -c ' T MPIX_Pbuf_prepare$')" = 1 ] ||
         { echo "MPIX_Pbuf_prepare not exported by libmpi"; return 1; }
 }
 
 if [ "$suite" = cpu ]; then
     run_check build:tests-compile check_compiled
-    run_check build:ucx-patches-applied check_patches
+    run_check build:patches-applied check_patches
     run_check build:cuda-objects check_cuda_objects
     run_check build:ompi_info-params check_ompi_info
     run_check build:libmpi-exports-mpix check_libmpi_deps
@@ -144,8 +144,9 @@ export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 while read -r name np rest; do
     [ -z "$name" ] || [[ "$name" == \#* ]] && continue
     selected "$name" || continue
-    mpiopts=${rest%%--*}
-    prog=${rest#*-- }
+    rest=" $rest"
+    mpiopts=${rest%% -- *}
+    prog=${rest#* -- }
     exe=$BUILD/${prog%% *}
     args=${prog#"${prog%% *}"}
     log=$BUILD/$name.np$np.log
@@ -154,7 +155,7 @@ while read -r name np rest; do
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
     timeout -k 10 "$timeout_s" mpirun --oversubscribe -np "$np" $part $mpiopts \
-        $wrapper "$exe" $args >"$log" 2>&1
+        $wrapper "$exe" $args >"$log" 2>&1 </dev/null
     rc=$?
     dt=$(awk "BEGIN {print $(date +%s.%N) - $t0}")
     if [ $rc -eq 0 ]; then

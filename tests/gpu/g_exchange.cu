@@ -1,0 +1,90 @@
+/* Partitioned ring exchange on GPU memory (cudaMalloc) with host-side
+ * MPI_Pready: UCX moves the partitions with cuda_ipc or cuda_copy. Every
+ * epoch a kernel writes values that depend on sender, epoch, partition and
+ * element; the receiver checks them on the host after a copy back.
+ *   -p N partitions  -c N int32 per partition  -e N epochs  -b MPIX_Pbuf_prepare */
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <mpix_part.h>
+#include <unistd.h>
+#include <vector>
+#include "tutil.h"
+
+#define CUDA(call)                                                               \
+    do {                                                                         \
+        cudaError_t _e = (call);                                                 \
+        if (cudaSuccess != _e) {                                                 \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,        \
+                    cudaGetErrorString(_e));                                     \
+            MPI_Abort(MPI_COMM_WORLD, 3);                                        \
+        }                                                                        \
+    } while (0)
+
+__host__ __device__ static inline int32_t g_value(int src, long epoch, long part, long idx)
+{
+    uint32_t v = (uint32_t) src * 2654435761u ^ (uint32_t) epoch * 40503u ^
+                 (uint32_t) part * 977u ^ (uint32_t) idx * 13u;
+    return (int32_t) (v ^ (v >> 15));
+}
+
+__global__ void fill(int32_t *buf, long n, int count, int rank, int epoch)
+{
+    for (long j = blockIdx.x * (long) blockDim.x + threadIdx.x; j < n;
+         j += (long) gridDim.x * blockDim.x) {
+        buf[j] = g_value(rank, epoch, j / count, j);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int parts = 8, count = 4096, epochs = 20, prepare = 0, opt, rank, size, ndev = 0;
+    while ((opt = getopt(argc, argv, "p:c:e:b")) != -1) {
+        switch (opt) {
+        case 'p': parts = atoi(optarg); break;
+        case 'c': count = atoi(optarg); break;
+        case 'e': epochs = atoi(optarg); break;
+        case 'b': prepare = 1; break;
+        default: return 2;
+        }
+    }
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    CUDA(cudaGetDeviceCount(&ndev));
+    CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int dst = (rank + 1) % size, src = (rank - 1 + size) % size;
+    long n = (long) parts * count;
+    int32_t *sbuf, *rbuf;
+    CUDA(cudaMalloc(&sbuf, n * sizeof(int32_t)));
+    CUDA(cudaMalloc(&rbuf, n * sizeof(int32_t)));
+    std::vector<int32_t> host(n);
+    std::vector<int> order(parts);
+    unsigned seed = 99u + rank;
+    MPI_Request req[2];
+    T_MPI(MPI_Psend_init(sbuf, parts, count, MPI_INT32_T, dst, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+    T_MPI(MPI_Precv_init(rbuf, parts, count, MPI_INT32_T, src, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+    for (int e = 1; e <= epochs; ++e) {
+        CUDA(cudaMemset(rbuf, 0xff, n * sizeof(int32_t)));
+        fill<<<64, 256>>>(sbuf, n, count, rank, e);
+        CUDA(cudaDeviceSynchronize());
+        T_MPI(MPI_Startall(2, req));
+        if (prepare) T_MPI(MPIX_Pbuf_prepare(&req[0]));
+        for (int p = 0; p < parts; ++p) order[p] = p;
+        t_shuffle(order.data(), parts, &seed);
+        for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req[0]));
+        T_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        CUDA(cudaMemcpy(host.data(), rbuf, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+        for (long j = 0; j < n; ++j) {
+            if (host[j] != g_value(src, e, j / count, j)) {
+                T_CHECK(0, "epoch %d elem %ld: %d != %d", e, j, host[j], g_value(src, e, j / count, j));
+                break;
+            }
+        }
+    }
+    MPI_Request_free(&req[0]);
+    MPI_Request_free(&req[1]);
+    CUDA(cudaFree(sbuf));
+    CUDA(cudaFree(rbuf));
+    return t_finish("g_exchange");
+}

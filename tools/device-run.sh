@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The one command for GPU runs, on a GPU node without a package registry:
+#   tools/device-run.sh BUNDLE.tar.xz OUTDIR
+# Unpacks the bundle made by tools/bundle.sh, records what the node is and
+# what Open MPI and UCX see there, runs the GPU suite, and writes
+# OUTDIR/node.txt and OUTDIR/gpu-tests.txt.
+set -uo pipefail
+bundle=${1:?usage: tools/device-run.sh BUNDLE.tar.xz OUTDIR}
+out=${2:?usage: tools/device-run.sh BUNDLE.tar.xz OUTDIR}
+here=$(cd "$(dirname "$0")/.." && pwd)
+dest=${PART_UCX_NODE_DIR:-/tmp/part-ucx-node}
+
+mkdir -p "$dest" "$out"
+tar -xJf "$bundle" -C "$dest" || { echo "device-run: cannot unpack $bundle" >&2; exit 1; }
+. "$dest/part-ucx/env.sh"
+export PART_UCX_PREFIX=$dest/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache
+
+{
+    echo "== date"; date -u
+    echo "== nvidia-smi -L"; nvidia-smi -L
+    echo "== nvidia-smi topo -m"; nvidia-smi topo -m
+    echo "== nvcc"; "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 2
+    echo "== ompi_info (accelerator, part)"; ompi_info | grep -E "MCA (accelerator|part)"
+    echo "== ucx_info -v"; ucx_info -v
+    echo "== ucx_info -d (CUDA transports)"; ucx_info -d | grep -E "Transport: cuda|Device: cuda"
+} > "$out/node.txt" 2>&1
+cat "$out/node.txt"
+
+cd "$here" && tools/test.sh --gpu 2>&1 | tee "$out/gpu-tests.txt"
+exit "${PIPESTATUS[0]}"
