@@ -41,6 +41,12 @@ typedef struct mca_part_ucx_link_t {
     struct mca_part_ucx_link_t *prev, *next;
 } mca_part_ucx_link_t;
 
+typedef enum {
+    MCA_PART_UCX_TRANSFER_AUTO,
+    MCA_PART_UCX_TRANSFER_PUT,
+    MCA_PART_UCX_TRANSFER_AM
+} mca_part_ucx_transfer_t;
+
 typedef struct mca_part_ucx_component_t {
     mca_part_base_component_4_0_0_t super;
     int priority;
@@ -48,6 +54,7 @@ typedef struct mca_part_ucx_component_t {
     int output;
     int num_workers;
     int parrived_progress_interval;
+    int transfer;
 } mca_part_ucx_component_t;
 
 OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;

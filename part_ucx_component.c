@@ -46,6 +46,14 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .output = -1,
     .num_workers = 1,
     .parrived_progress_interval = 64,
+    .transfer = MCA_PART_UCX_TRANSFER_AUTO,
+};
+
+static const mca_base_var_enum_value_t mca_part_ucx_transfer_values[] = {
+    {MCA_PART_UCX_TRANSFER_AUTO, "auto"},
+    {MCA_PART_UCX_TRANSFER_PUT, "put"},
+    {MCA_PART_UCX_TRANSFER_AM, "am"},
+    {0, NULL}
 };
 
 static int mca_part_ucx_component_register(void)
@@ -75,6 +83,19 @@ static int mca_part_ucx_component_register(void)
         "target-side progress (0: never)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_LOCAL, &mca_part_ucx_component.parrived_progress_interval);
+
+    mca_base_var_enum_t *transfer_enum = NULL;
+    (void) mca_base_var_enum_create("part_ucx_transfer", mca_part_ucx_transfer_values,
+                                    &transfer_enum);
+    (void) mca_base_component_var_register(c, "transfer",
+        "How partitions move: put (ucp_put_nbx into the registered receive buffer, "
+        "then the arrival flag), am (one UCP active message per partition, copied "
+        "or fetched zero-copy into place by the receiver, which sets the flag), or "
+        "auto (am between processes of one node with a host receive buffer, where "
+        "UCX 1.13 has no RMA into user memory and emulates it; put elsewhere)",
+        MCA_BASE_VAR_TYPE_INT, transfer_enum, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.transfer);
+    OBJ_RELEASE(transfer_enum);
 
     opal_common_ucx_mca_var_register(c);
     return OMPI_SUCCESS;

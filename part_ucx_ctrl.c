@@ -120,36 +120,61 @@ static ucs_status_t mca_part_ucx_am_cb(void *arg, const void *header, size_t hea
     return UCS_OK;
 }
 
-static int mca_part_ucx_set_am_handler(unsigned id)
+/* Partition data is written in place right away: the receiver's request
+ * checks the header (part_ucx_recvreq.c). */
+static ucs_status_t mca_part_ucx_data_cb(void *arg, const void *header, size_t header_length,
+                                         void *data, size_t length,
+                                         const ucp_am_recv_param_t *param)
+{
+    if (header_length != sizeof(mca_part_ucx_data_hdr_t)) {
+        PART_UCX_ERROR("malformed partition message dropped");
+        if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+            ucp_am_data_release((ucp_worker_h) arg, data);
+        }
+        return UCS_OK;
+    }
+    return mca_part_ucx_recv_data((ucp_worker_h) arg, header, data, length,
+                                  param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
+}
+
+static int mca_part_ucx_set_am_handler(ucp_worker_h worker, unsigned id, ucp_am_recv_callback_t cb,
+                                       void *arg)
 {
     ucp_am_handler_param_t param = {0};
 
     param.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
                        UCP_AM_HANDLER_PARAM_FIELD_ARG;
     param.id = id;
-    param.cb = mca_part_ucx_am_cb;
-    param.arg = (void *) (uintptr_t) id;
-    return (UCS_OK == ucp_worker_set_am_recv_handler(mca_part_ucx_module.workers[0], &param))
-               ? OMPI_SUCCESS : OMPI_ERROR;
+    param.cb = cb;
+    param.arg = arg;
+    return (UCS_OK == ucp_worker_set_am_recv_handler(worker, &param)) ? OMPI_SUCCESS
+                                                                       : OMPI_ERROR;
 }
 
 int mca_part_ucx_ctrl_init(void)
 {
-    int rc;
+    ucp_worker_h w0 = mca_part_ucx_module.workers[0];
+    int i, rc;
 
     mca_part_ucx_link_init(&mca_part_ucx_incoming);
     mca_part_ucx_num_incoming = 0;
 
-    rc = mca_part_ucx_set_am_handler(MCA_PART_UCX_AM_SETUP);
+    rc = mca_part_ucx_set_am_handler(w0, MCA_PART_UCX_AM_SETUP, mca_part_ucx_am_cb,
+                                     (void *) (uintptr_t) MCA_PART_UCX_AM_SETUP);
     if (OMPI_SUCCESS == rc) {
-        rc = mca_part_ucx_set_am_handler(MCA_PART_UCX_AM_ACK);
+        rc = mca_part_ucx_set_am_handler(w0, MCA_PART_UCX_AM_ACK, mca_part_ucx_am_cb,
+                                         (void *) (uintptr_t) MCA_PART_UCX_AM_ACK);
+    }
+    for (i = 0; OMPI_SUCCESS == rc && i < mca_part_ucx_module.num_workers; ++i) {
+        rc = mca_part_ucx_set_am_handler(mca_part_ucx_module.workers[i], MCA_PART_UCX_AM_DATA,
+                                         mca_part_ucx_data_cb, mca_part_ucx_module.workers[i]);
     }
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_publish_addresses();
     }
     if (OMPI_SUCCESS != rc) {
         opal_show_help("help-part-ucx.txt", "ucx init failed", true,
-                       "publishing worker addresses", opal_strerror(rc));
+                       "active message handlers and worker addresses", opal_strerror(rc));
     }
     return rc;
 }
@@ -555,6 +580,17 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
     req->remote_parts = ack->parts;
     req->remote_buf = ack->buf_addr;
     req->remote_flags = ack->flags_addr;
+    if (ack->am) {
+        /* The receiver asked for active messages: no keys needed. */
+        req->am = true;
+        for (i = 0; i < (int) req->parts; ++i) {
+            req->am_hdrs[i].rreq_id = ack->rreq_id;
+            req->am_hdrs[i].rreq_cookie = ack->rreq_cookie;
+            req->am_hdrs[i].part = (uint64_t) i;
+        }
+        mca_part_ucx_send_setup_done(req);
+        return;
+    }
     for (i = 0; i < m->num_workers; ++i) {
         status = ucp_ep_rkey_unpack(req->remote->eps[i], ack->rkeys, &req->buf_rkeys[i]);
         if (UCS_OK == status) {

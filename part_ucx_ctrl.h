@@ -25,6 +25,7 @@ BEGIN_C_DECLS
 
 #define MCA_PART_UCX_AM_SETUP 0x5043 /* sender -> receiver */
 #define MCA_PART_UCX_AM_ACK   0x5044 /* receiver -> sender */
+#define MCA_PART_UCX_AM_DATA  0x5045 /* sender -> receiver, am transfer only */
 
 #define MCA_PART_UCX_MAX_RKEY 1024
 
@@ -59,12 +60,23 @@ typedef struct mca_part_ucx_ack_msg_t {
     uint32_t buf_rkey_len;
     uint32_t flags_rkey_len;
     uint32_t sreq_cookie;
+    uint32_t rreq_cookie;
+    uint32_t am;                    /* 1: send partitions as active messages */
     uint64_t parts;
     uint64_t total_bytes;
     uint64_t buf_addr;
     uint64_t flags_addr;
     uint8_t rkeys[];                /* buf rkey, then flags rkey */
 } mca_part_ucx_ack_msg_t;
+
+/* Header of a partition sent as an active message: the receiver checks
+ * every field before it writes anything. */
+typedef struct mca_part_ucx_data_hdr_t {
+    int32_t rreq_id;
+    uint32_t rreq_cookie;
+    uint64_t epoch;
+    uint64_t part;
+} mca_part_ucx_data_hdr_t;
 
 int mca_part_ucx_ctrl_init(void);
 void mca_part_ucx_ctrl_fini(void);

@@ -10,6 +10,8 @@
 #include "ompi_config.h"
 
 #include "opal/datatype/opal_convertor.h"
+#include "opal/mca/accelerator/accelerator.h"
+#include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/runtime/opal_progress.h"
 #include "ompi/proc/proc.h"
 
@@ -86,6 +88,11 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
         return req->error;
     }
     *flag = 0;
+    if (req->am) {
+        /* Partitions arrive through this process's own UCX progress. */
+        (void) mca_part_ucx_progress();
+        return OMPI_SUCCESS;
+    }
     interval = mca_part_ucx_component.parrived_progress_interval;
     if (interval > 0 && 0 == (++req->parrived_misses % interval)) {
         opal_progress();
@@ -111,6 +118,87 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req)
     req->rtr_op = UCS_PTR_IS_PTR(op) ? op : NULL;
     /* Push it out now: the sender may be spinning on MPI_Pready. */
     ucp_worker_progress(mca_part_ucx_module.workers[0]);
+}
+
+typedef struct {
+    mca_part_ucx_request_t *req;
+    uint64_t part;
+    uint64_t epoch;
+} mca_part_ucx_rndv_t;
+
+static void mca_part_ucx_rndv_done(void *op, ucs_status_t status, size_t length,
+                                   void *user_data)
+{
+    mca_part_ucx_rndv_t *r = user_data;
+
+    if (UCS_OK == status) {
+        opal_atomic_wmb();
+        ((volatile uint64_t *) r->req->flags_block.addr)[r->part] = r->epoch;
+    } else {
+        mca_part_ucx_request_fail(r->req, MPI_ERR_INTERN);
+    }
+    free(r);
+    ucp_request_free(op);
+}
+
+/* An am-transfer partition: accepted only for a live receive of this
+ * epoch, at a partition index and length the setup agreed on; nothing is
+ * written otherwise. Small ones are copied here, large ones fetched
+ * zero-copy by UCX's rendezvous (CMA between processes of a node). */
+ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
+                                    void *data, size_t length, bool rndv)
+{
+    mca_part_ucx_request_t *req = mca_part_ucx_request_lookup(hdr->rreq_id);
+    volatile uint64_t *flags;
+    ucp_request_param_t param;
+    mca_part_ucx_rndv_t *r;
+    ucs_status_ptr_t op;
+    size_t spart;
+    char *dst;
+
+    if (NULL == req || req->cookie != hdr->rreq_cookie || MCA_PART_UCX_RECV != req->kind ||
+        !req->am || MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != req->epoch ||
+        hdr->part >= req->remote_parts ||
+        length != (spart = req->total_bytes / req->remote_parts)) {
+        PART_UCX_ERROR("partition message for no live receive dropped");
+        if (rndv) {
+            ucp_am_data_release(worker, data);
+        }
+        return UCS_OK;
+    }
+    flags = req->flags_block.addr;
+    dst = req->data + hdr->part * spart;
+    if (!rndv) {
+        memcpy(dst, data, length);
+        opal_atomic_wmb();
+        flags[hdr->part] = hdr->epoch;
+        return UCS_OK;
+    }
+
+    r = malloc(sizeof(*r));
+    if (NULL == r) {
+        ucp_am_data_release(worker, data);
+        mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
+        return UCS_OK;
+    }
+    r->req = req;
+    r->part = hdr->part;
+    r->epoch = hdr->epoch;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.recv_am = mca_part_ucx_rndv_done;
+    param.user_data = r;
+    op = ucp_am_recv_data_nbx(worker, data, dst, length, &param);
+    if (UCS_PTR_IS_PTR(op)) {
+        return UCS_OK;
+    }
+    if (UCS_OK == UCS_PTR_STATUS(op)) {
+        opal_atomic_wmb();
+        flags[hdr->part] = hdr->epoch;
+    } else {
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+    }
+    free(r);
+    return UCS_OK;
 }
 
 int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
@@ -173,6 +261,8 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     ack->sreq_id = msg->sreq_id;
     ack->sreq_cookie = msg->sreq_cookie;
     ack->rreq_id = req->id;
+    ack->rreq_cookie = req->cookie;
+    ack->am = req->am;
     ack->error = error;
     ack->parts = req->parts;
     ack->total_bytes = req->total_bytes;
@@ -191,6 +281,30 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     rc = mca_part_ucx_ctrl_send(req->remote, MCA_PART_UCX_AM_ACK, ack,
                                 sizeof(*ack) + buf_rkey_len + flags_rkey_len, &req->ctrl_op);
     return rc;
+}
+
+/* Between processes of one node UCX 1.13 has RMA only into memory it
+ * allocated itself; puts into a host receive buffer are emulated with
+ * active messages and need a flush round trip before the flag. Sending the
+ * partition as one active message is then strictly cheaper. */
+static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const opal_process_name_t *sender)
+{
+    opal_proc_t *proc;
+    uint64_t flags = 0;
+    int dev = 0;
+
+    switch (mca_part_ucx_component.transfer) {
+    case MCA_PART_UCX_TRANSFER_AM:
+        return true;
+    case MCA_PART_UCX_TRANSFER_PUT:
+        return false;
+    default:
+        proc = ompi_proc_for_name(*sender);
+        if (NULL == proc || !OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) {
+            return false;
+        }
+        return (req->total_bytes == 0) || (opal_accelerator.check_addr(req->data, &dev, &flags) <= 0);
+    }
 }
 
 /* Register what the sender may write, answer it, and tell it we are ready
@@ -221,7 +335,10 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
             error = MPI_ERR_NO_MEM;
         }
     }
-    if (MPI_SUCCESS == error && req->total_bytes > 0) {
+    if (MPI_SUCCESS == error) {
+        req->am = mca_part_ucx_use_am(req, &msg->sender);
+    }
+    if (MPI_SUCCESS == error && req->total_bytes > 0 && !req->am) {
         params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
         params.address = req->data;
         params.length = req->total_bytes;

@@ -65,6 +65,8 @@ struct mca_part_ucx_request_t {
     volatile int setup;             /* mca_part_ucx_setup_t */
     int error;                      /* MPI error class reported at completion */
 
+    bool am;                        /* partitions move as active messages */
+
     /* Remote side, from the setup exchange. */
     size_t remote_parts;            /* sender: receiver's partitions; receiver: sender's */
     uint64_t remote_buf;
@@ -82,6 +84,7 @@ struct mca_part_ucx_request_t {
     opal_atomic_int64_t queued;     /* partitions waiting for the receiver */
     opal_atomic_int64_t ops_done;   /* completed puts in this epoch */
     uint64_t *flag_values;          /* put sources, stable until completion */
+    mca_part_ucx_data_hdr_t *am_hdrs; /* am transfer: headers, stable until completion */
 
     /* Receiver. */
     mca_part_ucx_block_t flags_block; /* one flag per sender partition */
@@ -129,6 +132,8 @@ int mca_part_ucx_recv_start(mca_part_ucx_request_t *req);
 int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req,
                               const mca_part_ucx_setup_msg_t *msg);
 bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req);
+ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
+                                    void *data, size_t length, bool rndv);
 void mca_part_ucx_recv_release(mca_part_ucx_request_t *req);
 
 /* A receive partition has arrived when every sender partition that

@@ -88,6 +88,43 @@ static void mca_part_ucx_flush_cb(void *op, ucs_status_t status, void *user_data
     ucp_request_free(op);
 }
 
+static void mca_part_ucx_am_sent_cb(void *op, ucs_status_t status, void *user_data)
+{
+    mca_part_ucx_request_t *req = user_data;
+
+    if (UCS_OK != status) {
+        PART_UCX_ERROR("partition to rank %d failed: %s", req->peer, ucs_status_string(status));
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+    }
+    opal_atomic_add_fetch_64(&req->ops_done, 2);
+    ucp_request_free(op);
+}
+
+/* am transfer: one message per partition carries data and arrival; it
+ * counts for both of the partition's operations. */
+static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t op;
+    int w = (int) (p % mca_part_ucx_module.num_workers);
+
+    req->am_hdrs[p].epoch = req->epoch;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = mca_part_ucx_am_sent_cb;
+    param.user_data = req;
+    op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, &req->am_hdrs[p],
+                         sizeof(req->am_hdrs[p]), req->data + p * req->part_bytes,
+                         req->part_bytes, &param);
+    if (UCS_PTR_IS_ERR(op)) {
+        PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
+                       ucs_status_string(UCS_PTR_STATUS(op)));
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+    }
+    if (!UCS_PTR_IS_PTR(op)) {
+        opal_atomic_add_fetch_64(&req->ops_done, 2);
+    }
+}
+
 /* Issue the partitions of [first, first + n) that this caller claims
  * (queued -> issued): the data puts, then per worker a flush, and the flags
  * when the flush completes. A flush means remote completion on every UCX
@@ -109,6 +146,11 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
                                                     (int64_t *) &expected,
                                                     PART_UCX_ISSUED(req->epoch))) {
+            continue;
+        }
+        if (req->am) {
+            opal_atomic_add_fetch_64(&req->queued, -1);
+            mca_part_ucx_send_am(req, p);
             continue;
         }
         claimed |= UINT64_C(1) << i;
@@ -287,7 +329,9 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
                                     tag, comm);
     req->part_state = calloc(parts, sizeof(uint64_t));
     req->flag_values = calloc(parts, sizeof(uint64_t));
-    if (OMPI_SUCCESS != rc || NULL == req->part_state || NULL == req->flag_values) {
+    req->am_hdrs = calloc(parts, sizeof(*req->am_hdrs));
+    if (OMPI_SUCCESS != rc || NULL == req->part_state || NULL == req->flag_values ||
+        NULL == req->am_hdrs) {
         goto err;
     }
     if (MPI_PROC_NULL == dst) {
@@ -359,4 +403,5 @@ void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
     OPAL_THREAD_UNLOCK(&m->lock);
     free((void *) req->part_state);
     free(req->flag_values);
+    free(req->am_hdrs);
 }

@@ -203,15 +203,20 @@ export MANPATH="$PART_UCX_PREFIX/share/man\${MANPATH:+:\$MANPATH}"
 EOF
 }
 
-mkdir -p "$PART_UCX_CACHE"
-check_host
-fetch_sources
-build_ucx
-unpack_ompi
-sync_component
-configure_ompi
-build_ompi
-build_component
-write_env
-phase "done: prefix $PART_UCX_PREFIX"
-echo "setup: use it with: . tools/env.sh   (then mpicc, mpirun, ompi_info are this install's)"
+# Everything runs from main(), so that editing this file while a build is
+# running cannot change what the running shell reads next.
+main() {
+    mkdir -p "$PART_UCX_CACHE"
+    check_host
+    fetch_sources
+    build_ucx
+    unpack_ompi
+    sync_component
+    configure_ompi
+    build_ompi
+    build_component
+    write_env
+    phase "done: prefix $PART_UCX_PREFIX"
+    echo "setup: use it with: . tools/env.sh   (then mpicc, mpirun, ompi_info are this install's)"
+}
+main "$@"

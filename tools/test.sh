@@ -7,7 +7,7 @@
 #   tools/test.sh --gpu        GPU suite (tests/gpu.list); skipped without a GPU
 #   tools/test.sh -k PATTERN   only tests whose name matches PATTERN
 #   TEST_TIMEOUT=S             per-test limit in seconds (default 180)
-#   TEST_WRAPPER="valgrind -q" prefix every MPI process (ASan: see README)
+#   TEST_WRAPPER="valgrind ..."  prefix every MPI process (see README)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Plot bench/run.sh's CSV the way the papers' figures do, and print a table.
+usage: plot.py results.csv OUTDIR"""
+import csv
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+rows = list(csv.DictReader(open(sys.argv[1])))
+out = sys.argv[2]
+by = defaultdict(list)
+for r in rows:
+    by[r["bench"]].append(r)
+styles = {"ucx": ("tab:blue", "o"), "persist": ("tab:orange", "s"), "sendrecv": ("tab:gray", "^")}
+
+
+def table(name, rows, keys):
+    print(f"\n{name}")
+    print("  ".join(f"{k:>12}" for k in keys))
+    for r in rows:
+        print("  ".join(f"{r[k]:>12}" for k in keys))
+
+
+# MPI_Parrived cost vs partitions (seed 004, Fig. 5)
+if by["parrived"]:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for comp in ("ucx", "persist"):
+        pts = [(int(r["param1"]), float(r["value"])) for r in by["parrived"] if r["component"] == comp and r["param2"] == "miss"]
+        if pts:
+            pts.sort()
+            c, m = styles[comp]
+            ax.plot(*zip(*pts), marker=m, color=c, label=f"part/{comp}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("partitions (one polling thread each)")
+    ax.set_ylabel("time per MPI_Parrived while waiting [ns]")
+    ax.set_title("MPI_Parrived polling cost")
+    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out}/parrived.png", dpi=120)
+    table("MPI_Parrived [ns]", by["parrived"], ["component", "param1", "param2", "value"])
+
+# Latency and bandwidth vs size, one line per component and partition count
+for bench, ylabel, fname in (("latency", "half round trip [us]", "latency.png"),
+                             ("bandwidth", "bandwidth [MB/s]", "bandwidth.png")):
+    if not by[bench]:
+        continue
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    series = defaultdict(list)
+    for r in by[bench]:
+        series[(r["component"], r["param2"])].append((int(r["param1"]), float(r["value"])))
+    for (comp, parts), pts in sorted(series.items()):
+        pts.sort()
+        c, m = styles.get(comp, ("black", "x"))
+        label = "MPI_Send/Recv" if comp == "sendrecv" else f"part/{comp}, {parts} part."
+        alpha = 0.4 + 0.6 * (1 if comp == "sendrecv" else min(1.0, 1.0 / (1 + [1, 4, 16, 64].index(int(parts)) if int(parts) in (1, 4, 16, 64) else 1)))
+        ax.plot(*zip(*pts), marker=m, color=c, alpha=alpha, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("message size [bytes]")
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"partitioned {bench}")
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out}/{fname}", dpi=120)
+    table(f"{bench}", by[bench], ["component", "param1", "param2", "value"])
+
+if by["overhead"]:
+    table("overheads [us]", by["overhead"], ["component", "param1", "value"])

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Host benchmarks, side by side in one run: part/ucx vs part/persist (same
+# install, same binary) vs MPI_Send/MPI_Recv. Writes CSV and PNG plots:
+#   bench/run.sh [OUTDIR]        (default bench/results/$(hostname -s))
+#   BENCH_QUICK=1                fewer sizes, for a smoke run
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tools/env.sh"
+out=${1:-$here/bench/results/$(hostname -s)}
+mkdir -p "$out"
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+mpicc -O2 -Wall -Wextra -pthread -o "$build/b_part" "$here/bench/b_part.c"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mca_base_component_show_load_errors=0
+
+if [ -n "${BENCH_QUICK:-}" ]; then
+    sizes=8,4096,262144
+    parts=1,8
+    pparts=1,8,32
+else
+    sizes=8,64,512,4096,32768,262144,2097152,16777216,67108864
+    parts=1,4,16,64
+    pparts=1,2,4,8,16,32,64,128
+fi
+
+csv=$out/results.csv
+echo "bench,component,param1,param2,value,unit" > "$csv"
+run() { # component args...
+    local comp=$1; shift
+    BENCH_COMPONENT=$comp mpirun -np 2 --bind-to none --mca part "$comp" "$build/b_part" "$@" | tee -a "$csv"
+}
+for comp in ucx persist; do
+    run "$comp" overhead
+    run "$comp" parrived "$pparts"
+    run "$comp" latency "$sizes" "$parts"
+    run "$comp" bandwidth "$sizes" "$parts"
+done
+BENCH_COMPONENT=sendrecv mpirun -np 2 --bind-to none --mca part ucx "$build/b_part" sendrecv "$sizes" | tee -a "$csv"
+
+{
+    echo "machine: $(hostname -s), $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
+    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "open mpi: $(ompi_info --parsable | sed -n 's/^ompi:version:full://p'), ucx: $(ucx_info -v | sed -n 's/.*UCT version=\([^ ]*\).*/\1/p')"
+} > "$out/machine.txt"
+python3 "$here/bench/plot.py" "$csv" "$out"
