@@ -42,6 +42,11 @@ BENCH_COMPONENT=sendrecv mpirun -np 2 --bind-to none --mca part ucx "$build/b_pa
 {
     echo "machine: $(hostname -s), $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
     echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-    echo "open mpi: $(ompi_info --parsable | sed -n 's/^ompi:version:full://p'), ucx: $(ucx_info -v | sed -n 's/.*UCT version=\([^ ]*\).*/\1/p')"
+    echo "open mpi: $(ompi_info --parsable | sed -n 's/^ompi:version:full://p'), ucx: $(ucx_info -v | sed -n 's/.*version=\([^ ]*\).*/\1/p' | head -n 1)"
 } > "$out/machine.txt"
-python3 "$here/bench/plot.py" "$csv" "$out"
+# A GPU node may lack matplotlib: plot there later with bench/plot.py.
+if python3 -c 'import matplotlib' 2>/dev/null; then
+    python3 "$here/bench/plot.py" "$csv" "$out"
+else
+    echo "bench: matplotlib missing; plot with: bench/plot.py $csv $out"
+fi
