@@ -30,8 +30,12 @@ typedef struct {
     opal_process_name_t name;
 } mca_part_ucx_seq_key_t;
 
+/* The incoming queue has its own lock: AM callbacks run inside
+ * ucp_worker_progress, holding the worker's lock, so they must never wait
+ * for the module lock, which is held around UCX calls. */
 static mca_part_ucx_link_t mca_part_ucx_incoming;
 static opal_atomic_int32_t mca_part_ucx_num_incoming;
+static opal_mutex_t mca_part_ucx_incoming_lock;
 
 /* The modex key is the component's; the value lists every worker's address:
  * uint32 count, then per worker a uint32 length and the address. */
@@ -113,10 +117,10 @@ static ucs_status_t mca_part_ucx_am_cb(void *arg, const void *header, size_t hea
     item->len = length;
     memcpy(item->data, data, length);
 
-    OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
+    OPAL_THREAD_LOCK(&mca_part_ucx_incoming_lock);
     mca_part_ucx_link_append(&mca_part_ucx_incoming, &item->link);
     opal_atomic_add_fetch_32(&mca_part_ucx_num_incoming, 1);
-    OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_incoming_lock);
     return UCS_OK;
 }
 
@@ -156,6 +160,7 @@ int mca_part_ucx_ctrl_init(void)
     ucp_worker_h w0 = mca_part_ucx_module.workers[0];
     int i, rc;
 
+    OBJ_CONSTRUCT(&mca_part_ucx_incoming_lock, opal_mutex_t);
     mca_part_ucx_link_init(&mca_part_ucx_incoming);
     mca_part_ucx_num_incoming = 0;
 
@@ -251,6 +256,7 @@ void mca_part_ucx_ctrl_fini(void)
             mca_part_ucx_link_remove(item);
             free(item);
         }
+        OBJ_DESTRUCT(&mca_part_ucx_incoming_lock);
     }
     if (NULL != m->unexpected.next) {
         while (!mca_part_ucx_link_empty(&m->unexpected)) {
@@ -611,17 +617,27 @@ int mca_part_ucx_ctrl_progress(void)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     mca_part_ucx_ctrl_item_t *item;
-    mca_part_ucx_link_t *link;
+    mca_part_ucx_link_t batch, *link;
     int count = 0;
 
     if (0 == mca_part_ucx_num_incoming) {
         return 0;
     }
-    OPAL_THREAD_LOCK(&m->lock);
+    /* Take the whole queue, then handle it under the module lock only. */
+    mca_part_ucx_link_init(&batch);
+    OPAL_THREAD_LOCK(&mca_part_ucx_incoming_lock);
     while (!mca_part_ucx_link_empty(&mca_part_ucx_incoming)) {
         link = mca_part_ucx_incoming.next;
         mca_part_ucx_link_remove(link);
+        mca_part_ucx_link_append(&batch, link);
         opal_atomic_add_fetch_32(&mca_part_ucx_num_incoming, -1);
+    }
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_incoming_lock);
+
+    OPAL_THREAD_LOCK(&m->lock);
+    while (!mca_part_ucx_link_empty(&batch)) {
+        link = batch.next;
+        mca_part_ucx_link_remove(link);
         item = PART_UCX_CONTAINER(link, mca_part_ucx_ctrl_item_t, link);
         if (MCA_PART_UCX_AM_SETUP == item->id) {
             /* The record is kept (as a setup message) until matched. */

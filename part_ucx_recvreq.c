@@ -18,6 +18,8 @@
 #include "part_ucx.h"
 #include "part_ucx_request.h"
 
+static opal_atomic_int32_t mca_part_ucx_parrived_busy;
+
 static inline bool mca_part_ucx_flags_arrived(const mca_part_ucx_request_t *req, size_t first,
                                               size_t last)
 {
@@ -89,8 +91,14 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
     }
     *flag = 0;
     if (req->am) {
-        /* Partitions arrive through this process's own UCX progress. */
-        (void) mca_part_ucx_progress();
+        /* Partitions arrive through this process's own UCX progress. One
+         * polling thread at a time drives it; the others only read flags,
+         * so many pollers do not queue on the worker's lock. */
+        int32_t idle = 0;
+        if (opal_atomic_compare_exchange_strong_32(&mca_part_ucx_parrived_busy, &idle, 1)) {
+            (void) mca_part_ucx_progress();
+            opal_atomic_swap_32(&mca_part_ucx_parrived_busy, 0);
+        }
         return OMPI_SUCCESS;
     }
     interval = mca_part_ucx_component.parrived_progress_interval;

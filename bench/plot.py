@@ -71,5 +71,25 @@ for bench, ylabel, fname in (("latency", "half round trip [us]", "latency.png"),
     fig.savefig(f"{out}/{fname}", dpi=120)
     table(f"{bench}", by[bench], ["component", "param1", "param2", "value"])
 
+# Bandwidth vs number of UCP workers (seed 004), one line per transfer and size
+if by["workers"]:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    series = defaultdict(list)
+    for r in by["workers"]:
+        series[(r["component"], r["param2"])].append((int(r["param1"]), float(r["value"])))
+    for (comp, what), pts in sorted(series.items()):
+        pts.sort()
+        size, parts = what.split("/")
+        ax.plot(*zip(*pts), marker="o", label=f"part/{comp}, {int(size) >> 10} KiB, {parts} part.")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("UCP workers (part_ucx_num_workers)")
+    ax.set_ylabel("bandwidth [MB/s]")
+    ax.set_title("partitioned bandwidth vs workers")
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out}/workers.png", dpi=120)
+    table("bandwidth vs workers [MB/s]", by["workers"], ["component", "param1", "param2", "value"])
+
 if by["overhead"]:
     table("overheads [us]", by["overhead"], ["component", "param1", "value"])

@@ -19,10 +19,12 @@ if [ -n "${BENCH_QUICK:-}" ]; then
     sizes=8,4096,262144
     parts=1,8
     pparts=1,8,32
+    wsizes=1048576
 else
     sizes=8,64,512,4096,32768,262144,2097152,16777216,67108864
     parts=1,4,16,64
     pparts=1,2,4,8,16,32,64,128
+    wsizes=1048576,16777216
 fi
 
 csv=$out/results.csv
@@ -36,6 +38,14 @@ for comp in ucx persist; do
     run "$comp" parrived "$pparts"
     run "$comp" latency "$sizes" "$parts"
     run "$comp" bandwidth "$sizes" "$parts"
+done
+# Bandwidth against the number of UCP workers (seed 004), both transfers.
+for xfer in auto put; do
+    for w in 1 2 4 8; do
+        BENCH_COMPONENT=ucx-$xfer BENCH_WORKERS=$w mpirun -np 2 --bind-to none --mca part ucx \
+            --mca part_ucx_num_workers "$w" --mca part_ucx_transfer "$xfer" \
+            "$build/b_part" workers "$wsizes" 64 | tee -a "$csv"
+    done
 done
 BENCH_COMPONENT=sendrecv mpirun -np 2 --bind-to none --mca part ucx "$build/b_part" sendrecv "$sizes" | tee -a "$csv"
 
