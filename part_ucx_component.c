@@ -91,8 +91,9 @@ static int mca_part_ucx_component_register(void)
         "How partitions move: put (ucp_put_nbx into the registered receive buffer, "
         "then the arrival flag), am (one UCP active message per partition, copied "
         "or fetched zero-copy into place by the receiver, which sets the flag), or "
-        "auto (am between processes of one node with a host receive buffer, where "
-        "UCX 1.13 has no RMA into user memory and emulates it; put elsewhere)",
+        "auto (am between processes of one node, where UCX 1.13 has no RMA into "
+        "user memory and emulates it; put elsewhere). GPU buffers always move as "
+        "am: UCX 1.13 RMA cannot reach them zero-copy",
         MCA_BASE_VAR_TYPE_INT, transfer_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.transfer);
     OBJ_RELEASE(transfer_enum);

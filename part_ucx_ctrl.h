@@ -46,6 +46,7 @@ typedef struct mca_part_ucx_setup_msg_t {
     int32_t sreq_id;
     uint32_t sreq_cookie;
     uint32_t rtr_rkey_len;
+    uint32_t src_device;            /* send buffer in GPU memory */
     uint64_t parts;
     uint64_t total_bytes;
     uint64_t rtr_addr;

@@ -10,7 +10,6 @@
 #include "ompi_config.h"
 
 #include "opal/datatype/opal_convertor.h"
-#include "opal/mca/accelerator/accelerator.h"
 #include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/runtime/opal_progress.h"
 #include "ompi/proc/proc.h"
@@ -177,7 +176,10 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     flags = req->flags_block.addr;
     dst = req->data + hdr->part * spart;
     if (!rndv) {
-        memcpy(dst, data, length);
+        if (OPAL_SUCCESS != mca_part_ucx_copy_in(dst, data, length, req->device)) {
+            mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+            return UCS_OK;
+        }
         opal_atomic_wmb();
         flags[hdr->part] = hdr->epoch;
         return UCS_OK;
@@ -192,9 +194,11 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     r->req = req;
     r->part = hdr->part;
     r->epoch = hdr->epoch;
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.recv_am = mca_part_ucx_rndv_done;
     param.user_data = r;
+    param.memory_type = mca_part_ucx_memtype(req->device);
     op = ucp_am_recv_data_nbx(worker, data, dst, length, &param);
     if (UCS_PTR_IS_PTR(op)) {
         return UCS_OK;
@@ -291,27 +295,33 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     return rc;
 }
 
-/* Between processes of one node UCX 1.13 has RMA only into memory it
- * allocated itself; puts into a host receive buffer are emulated with
- * active messages and need a flush round trip before the flag. Sending the
- * partition as one active message is then strictly cheaper. */
-static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const opal_process_name_t *sender)
+/* How partitions move, decided by the receiver when the setup record
+ * matches. UCX 1.13 puts (its v1 RMA protocols) reach user memory only
+ * through network RMA lanes: between processes of one node, and for GPU
+ * memory on any path it cannot prove zero-copy (cuda_ipc serves rendezvous,
+ * not RMA lanes), they are emulated with active messages that copy with
+ * the CPU. Such partitions go as one active message each instead: cheaper
+ * for host memory on a node, and the only correct choice for GPU memory,
+ * which UCX's rendezvous then moves over cuda_ipc or cuda_copy. */
+static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
 {
     opal_proc_t *proc;
-    uint64_t flags = 0;
-    int dev = 0;
 
+    if (req->device || msg->src_device) {
+        if (MCA_PART_UCX_TRANSFER_PUT == mca_part_ucx_component.transfer) {
+            PART_UCX_VERBOSE(5, "receive from rank %d tag %d: GPU memory, am instead of put",
+                             req->peer, req->tag);
+        }
+        return true;
+    }
     switch (mca_part_ucx_component.transfer) {
     case MCA_PART_UCX_TRANSFER_AM:
         return true;
     case MCA_PART_UCX_TRANSFER_PUT:
         return false;
     default:
-        proc = ompi_proc_for_name(*sender);
-        if (NULL == proc || !OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) {
-            return false;
-        }
-        return (req->total_bytes == 0) || (opal_accelerator.check_addr(req->data, &dev, &flags) <= 0);
+        proc = ompi_proc_for_name(msg->sender);
+        return NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
     }
 }
 
@@ -344,7 +354,7 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         }
     }
     if (MPI_SUCCESS == error) {
-        req->am = mca_part_ucx_use_am(req, &msg->sender);
+        req->am = mca_part_ucx_use_am(req, msg);
     }
     if (MPI_SUCCESS == error && req->total_bytes > 0 && !req->am) {
         params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;

@@ -104,6 +104,7 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
     req->total_bytes = req->part_bytes * parts;
     req->contiguous = ompi_datatype_is_contiguous_memory_layout(datatype, count * parts);
     req->data = (char *) buf + true_lb;
+    req->device = mca_part_ucx_is_device(req->data, req->total_bytes);
     req->setup = MCA_PART_UCX_SETUP_PENDING;
     req->error = MPI_SUCCESS;
 

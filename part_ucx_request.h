@@ -13,6 +13,7 @@
 #include "part_ucx.h"
 #include "part_ucx_ctrl.h"
 #include "part_ucx_mem.h"
+#include "part_ucx_memtype.h"
 
 #include "ompi/request/request.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -59,6 +60,7 @@ struct mca_part_ucx_request_t {
     size_t part_bytes;              /* packed bytes of one of our partitions */
     size_t total_bytes;
     bool contiguous;
+    bool device;                    /* buffer in accelerator (GPU) memory */
     char *pack_buf;                 /* non-contiguous: packed data, put/arrives here */
 
     uint64_t epoch;                 /* 0 before the first MPI_Start */

@@ -109,9 +109,11 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
     int w = (int) (p % mca_part_ucx_module.num_workers);
 
     req->am_hdrs[p].epoch = req->epoch;
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.send = mca_part_ucx_am_sent_cb;
     param.user_data = req;
+    param.memory_type = mca_part_ucx_memtype(req->device);
     op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, &req->am_hdrs[p],
                          sizeof(req->am_hdrs[p]), req->data + p * req->part_bytes,
                          req->part_bytes, &param);
@@ -370,6 +372,7 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     msg->sreq_cookie = req->cookie;
     msg->parts = parts;
     msg->total_bytes = req->total_bytes;
+    msg->src_device = req->device;
     msg->rtr_addr = (uint64_t) (uintptr_t) req->rtr_block.addr;
     msg->rtr_rkey_len = (uint32_t) rkey_len;
     memcpy(msg->rtr_rkey, rkey, rkey_len);

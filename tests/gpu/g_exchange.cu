@@ -2,7 +2,10 @@
  * MPI_Pready: UCX moves the partitions with cuda_ipc or cuda_copy. Every
  * epoch a kernel writes values that depend on sender, epoch, partition and
  * element; the receiver checks them on the host after a copy back.
- *   -p N partitions  -c N int32 per partition  -e N epochs  -b MPIX_Pbuf_prepare */
+ *   -p N send partitions  -c N int32 per send partition  -e N epochs
+ *   -q N receive partitions (default -p; the totals must match)
+ *   -b MPIX_Pbuf_prepare  -a poll MPI_Parrived on every receive partition
+ *   -H s|r  the send (s) or receive (r) buffer in host memory instead */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -37,16 +40,21 @@ __global__ void fill(int32_t *buf, long n, int count, int rank, int epoch)
 
 int main(int argc, char **argv)
 {
-    int parts = 8, count = 4096, epochs = 20, prepare = 0, opt, rank, size, ndev = 0;
-    while ((opt = getopt(argc, argv, "p:c:e:b")) != -1) {
+    int parts = 8, count = 4096, epochs = 20, prepare = 0, poll = 0, rparts = 0;
+    int host_send = 0, host_recv = 0, opt, rank, size, ndev = 0;
+    while ((opt = getopt(argc, argv, "p:c:e:q:baH:")) != -1) {
         switch (opt) {
         case 'p': parts = atoi(optarg); break;
         case 'c': count = atoi(optarg); break;
         case 'e': epochs = atoi(optarg); break;
+        case 'q': rparts = atoi(optarg); break;
         case 'b': prepare = 1; break;
+        case 'a': poll = 1; break;
+        case 'H': host_send = ('s' == optarg[0]); host_recv = ('r' == optarg[0]); break;
         default: return 2;
         }
     }
+    if (0 == rparts) rparts = parts;
     const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     CUDA(cudaGetDeviceCount(&ndev));
     CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
@@ -55,17 +63,25 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int dst = (rank + 1) % size, src = (rank - 1 + size) % size;
     long n = (long) parts * count;
+    if (n % rparts != 0) {
+        fprintf(stderr, "g_exchange: %ld elements do not split into %d partitions\n", n, rparts);
+        return 2;
+    }
+    int rcount = (int) (n / rparts);
     int32_t *sbuf, *rbuf;
-    CUDA(cudaMalloc(&sbuf, n * sizeof(int32_t)));
-    CUDA(cudaMalloc(&rbuf, n * sizeof(int32_t)));
+    if (host_send) CUDA(cudaMallocHost(&sbuf, n * sizeof(int32_t)));
+    else CUDA(cudaMalloc(&sbuf, n * sizeof(int32_t)));
+    if (host_recv) rbuf = (int32_t *) malloc(n * sizeof(int32_t));
+    else CUDA(cudaMalloc(&rbuf, n * sizeof(int32_t)));
     std::vector<int32_t> host(n);
     std::vector<int> order(parts);
     unsigned seed = 99u + rank;
     MPI_Request req[2];
     T_MPI(MPI_Psend_init(sbuf, parts, count, MPI_INT32_T, dst, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
-    T_MPI(MPI_Precv_init(rbuf, parts, count, MPI_INT32_T, src, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+    T_MPI(MPI_Precv_init(rbuf, rparts, rcount, MPI_INT32_T, src, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
     for (int e = 1; e <= epochs; ++e) {
-        CUDA(cudaMemset(rbuf, 0xff, n * sizeof(int32_t)));
+        if (host_recv) memset(rbuf, 0xff, n * sizeof(int32_t));
+        else CUDA(cudaMemset(rbuf, 0xff, n * sizeof(int32_t)));
         fill<<<64, 256>>>(sbuf, n, count, rank, e);
         CUDA(cudaDeviceSynchronize());
         T_MPI(MPI_Startall(2, req));
@@ -73,8 +89,12 @@ int main(int argc, char **argv)
         for (int p = 0; p < parts; ++p) order[p] = p;
         t_shuffle(order.data(), parts, &seed);
         for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req[0]));
+        for (int p = 0; poll && p < rparts; ++p) {
+            int flag = 0;
+            while (!flag) T_MPI(MPI_Parrived(req[1], p, &flag));
+        }
         T_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
-        CUDA(cudaMemcpy(host.data(), rbuf, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+        CUDA(cudaMemcpy(host.data(), rbuf, n * sizeof(int32_t), cudaMemcpyDefault));
         for (long j = 0; j < n; ++j) {
             if (host[j] != g_value(src, e, j / count, j)) {
                 T_CHECK(0, "epoch %d elem %ld: %d != %d", e, j, host[j], g_value(src, e, j / count, j));
@@ -84,7 +104,9 @@ int main(int argc, char **argv)
     }
     MPI_Request_free(&req[0]);
     MPI_Request_free(&req[1]);
-    CUDA(cudaFree(sbuf));
-    CUDA(cudaFree(rbuf));
+    if (host_send) CUDA(cudaFreeHost(sbuf));
+    else CUDA(cudaFree(sbuf));
+    if (host_recv) free(rbuf);
+    else CUDA(cudaFree(rbuf));
     return t_finish("g_exchange");
 }
