@@ -18,6 +18,7 @@
 #include "part_ucx_request.h"
 
 static opal_atomic_int32_t mca_part_ucx_parrived_busy;
+static opal_thread_local unsigned mca_part_ucx_parrived_misses;
 
 static inline bool mca_part_ucx_flags_arrived(const mca_part_ucx_request_t *req, size_t first,
                                               size_t last)
@@ -89,19 +90,25 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
         return req->error;
     }
     *flag = 0;
+    /* A miss reads flags only; every interval-th miss of a thread also
+     * progresses, so that a program that only polls cannot starve
+     * transports that need this process's progress (am transfer, emulated
+     * RMA). The count is per thread: a shared one would bounce a cache line
+     * between all polling threads. */
+    interval = mca_part_ucx_component.parrived_progress_interval;
+    if (interval <= 0 || 0 != (mca_part_ucx_parrived_misses++ % (unsigned) interval)) {
+        return OMPI_SUCCESS;
+    }
     if (req->am) {
-        /* Partitions arrive through this process's own UCX progress. One
-         * polling thread at a time drives it; the others only read flags,
-         * so many pollers do not queue on the worker's lock. */
+        /* One polling thread at a time drives the worker; the others go on
+         * reading flags instead of queueing on the worker's lock. */
         int32_t idle = 0;
-        if (opal_atomic_compare_exchange_strong_32(&mca_part_ucx_parrived_busy, &idle, 1)) {
+        if (0 == mca_part_ucx_parrived_busy &&
+            opal_atomic_compare_exchange_strong_32(&mca_part_ucx_parrived_busy, &idle, 1)) {
             (void) mca_part_ucx_progress();
             opal_atomic_swap_32(&mca_part_ucx_parrived_busy, 0);
         }
-        return OMPI_SUCCESS;
-    }
-    interval = mca_part_ucx_component.parrived_progress_interval;
-    if (interval > 0 && 0 == (++req->parrived_misses % interval)) {
+    } else {
         opal_progress();
     }
     return OMPI_SUCCESS;

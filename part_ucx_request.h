@@ -95,7 +95,6 @@ struct mca_part_ucx_request_t {
     volatile uint64_t *unpacked;    /* non-contiguous: epoch each partition was unpacked */
     uint64_t rtr_value;             /* put source for the ready-to-receive */
     void *rtr_op;                   /* outstanding RTR put, NULL when none */
-    int parrived_misses;
 };
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);

@@ -44,6 +44,11 @@ if by["parrived"]:
     fig.tight_layout()
     fig.savefig(f"{out}/parrived.png", dpi=120)
     table("MPI_Parrived [ns]", by["parrived"], ["component", "param1", "param2", "value"])
+    miss = {(r["component"], int(r["param1"])): float(r["value"]) for r in by["parrived"] if r["param2"] == "miss"}
+    print("\nMPI_Parrived while waiting: part/persist / part/ucx (target >= 50)")
+    for n in sorted({k[1] for k in miss}):
+        if ("ucx", n) in miss and ("persist", n) in miss:
+            print(f"{n:>12}  {miss[('persist', n)] / miss[('ucx', n)]:12.1f}x")
 
 # Latency and bandwidth vs size, one line per component and partition count
 for bench, ylabel, fname in (("latency", "half round trip [us]", "latency.png"),

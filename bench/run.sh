@@ -29,9 +29,18 @@ fi
 
 csv=$out/results.csv
 echo "bench,component,param1,param2,value,unit" > "$csv"
-run() { # component args...
+rm -f "$out/errors.txt"
+# Each run has a time limit: a component that hangs (part/persist with many
+# polling threads) loses its rows, not the whole benchmark.
+limit=${BENCH_TIMEOUT:-150}
+mpi() { # component [mpirun args...] -- b_part args...
     local comp=$1; shift
-    BENCH_COMPONENT=$comp mpirun -np 2 --bind-to none --mca part "$comp" "$build/b_part" "$@" | tee -a "$csv"
+    BENCH_COMPONENT=$comp timeout "$limit" mpirun -np 2 --bind-to none "$@" | tee -a "$csv" ||
+        echo "bench: $comp $* failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
+}
+run() { # component b_part args...
+    local comp=$1; shift
+    mpi "$comp" --mca part "$comp" "$build/b_part" "$@"
 }
 for comp in ucx persist; do
     run "$comp" overhead
@@ -42,12 +51,12 @@ done
 # Bandwidth against the number of UCP workers (seed 004), both transfers.
 for xfer in auto put; do
     for w in 1 2 4 8; do
-        BENCH_COMPONENT=ucx-$xfer BENCH_WORKERS=$w mpirun -np 2 --bind-to none --mca part ucx \
+        BENCH_WORKERS=$w mpi "ucx-$xfer" -x BENCH_WORKERS --mca part ucx \
             --mca part_ucx_num_workers "$w" --mca part_ucx_transfer "$xfer" \
-            "$build/b_part" workers "$wsizes" 64 | tee -a "$csv"
+            "$build/b_part" workers "$wsizes" 64
     done
 done
-BENCH_COMPONENT=sendrecv mpirun -np 2 --bind-to none --mca part ucx "$build/b_part" sendrecv "$sizes" | tee -a "$csv"
+mpi sendrecv --mca part ucx "$build/b_part" sendrecv "$sizes"
 
 {
     echo "machine: $(hostname -s), $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"

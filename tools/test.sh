@@ -57,10 +57,12 @@ if [ "$part_ucx_use_cuda" = yes ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
     for src in "$PART_UCX_SRC"/tests/gpu/*.cu; do
         [ -e "$src" ] || continue
         exe=$BUILD/$(basename "$src" .cu)
+        ucx_libs=   # u_* tests call UCP themselves
+        [[ $(basename "$src") == u_* ]] && ucx_libs="-lucp -lucs"
         # nvcc compiles, the install's mpicc links: the MPI flags come from it.
         if ! { "$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" \
                    -I"$PART_UCX_SRC/tests" -c -o "$exe.o" "$src" &&
-               mpicxx -o "$exe" "$exe.o" -L"$CUDA_HOME/lib64" -lcudart; } >>"$build_log" 2>&1; then
+               mpicxx -o "$exe" "$exe.o" -L"$CUDA_HOME/lib64" -lcudart $ucx_libs; } >>"$build_log" 2>&1; then
             build_failed+=("$(basename "$src")")
         fi
     done
