@@ -63,9 +63,14 @@ mpi sendrecv --mca part ucx "$build/b_part" sendrecv "$sizes"
     echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo "open mpi: $(ompi_info --parsable | sed -n 's/^ompi:version:full://p'), ucx: $(ucx_info -v | sed -n 's/.*version=\([^ ]*\).*/\1/p' | head -n 1)"
 } > "$out/machine.txt"
-# A GPU node may lack matplotlib: plot there later with bench/plot.py.
-if python3 -c 'import matplotlib' 2>/dev/null; then
-    python3 "$here/bench/plot.py" "$csv" "$out"
+# A GPU node may lack matplotlib: plot there later with bench/plot.py. The
+# distribution's python3-matplotlib may sit behind another python3 in PATH.
+py=
+for c in python3 /usr/bin/python3; do
+    if "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
+done
+if [ -n "$py" ]; then
+    "$py" "$here/bench/plot.py" "$csv" "$out" | tee "$out/tables.txt"
 else
     echo "bench: matplotlib missing; plot with: bench/plot.py $csv $out"
 fi
