@@ -31,6 +31,15 @@ extern "C" {
 int MPIX_Pbuf_prepare(MPI_Request *request);
 int MPIX_Pbuf_prepareall(int count, MPI_Request requests[]);
 
+/* A device-side request for CUDA kernels (mpix_part_device.h), in GPU
+ * memory. Blocking; call it after MPI_Start of the first epoch. One device
+ * request serves every later epoch of its MPI_Request. MPI_Info key of
+ * MPI_Psend_init: "mpix_pready_threads", the number of MPIX_Pready calls
+ * (device threads) that make one partition ready (default 1). */
+typedef struct mpix_prequest_s *MPIX_Prequest;
+int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *preq);
+int MPIX_Prequest_free(MPIX_Prequest *preq);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

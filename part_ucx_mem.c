@@ -11,6 +11,10 @@
 
 #include "part_ucx_mem.h"
 
+#include "opal/mca/accelerator/accelerator.h"
+
+#include <unistd.h>
+
 #define PART_UCX_CHUNK_SIZE (1024 * 1024)
 #define PART_UCX_MIN_BLOCK  64
 #define PART_UCX_CLASSES    48
@@ -23,6 +27,7 @@ struct mca_part_ucx_chunk_t {
     size_t used;
     void *rkey;
     size_t rkey_len;
+    bool device_mapped;             /* registered with the accelerator */
 };
 
 /* Free blocks of each power-of-two size, linked through their first word. */
@@ -120,6 +125,31 @@ int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block)
     return OMPI_SUCCESS;
 }
 
+/* Words only this process writes, read by GPU kernels or written by them
+ * (device requests, receive flags of GPU buffers, which the am transfer
+ * sets locally). Private pages: the accelerator can pin them, where it may
+ * refuse UCX's shared-memory chunks. */
+int mca_part_ucx_block_alloc_mapped(size_t size, mca_part_ucx_block_t *block)
+{
+    size_t page = (size_t) sysconf(_SC_PAGESIZE);
+    size_t rounded = (size + page - 1) / page * page;
+    void *addr = NULL;
+
+    if (0 != posix_memalign(&addr, page, rounded)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    memset(addr, 0, rounded);
+    if (OPAL_SUCCESS != opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, addr,
+                                                       rounded)) {
+        free(addr);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    block->addr = addr;
+    block->size = rounded;
+    block->chunk = NULL;
+    return OMPI_SUCCESS;
+}
+
 void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
 {
     mca_part_ucx_free_t *f = block->addr;
@@ -127,6 +157,12 @@ void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
     int c;
 
     if (NULL == f) {
+        return;
+    }
+    if (NULL == block->chunk) { /* mca_part_ucx_block_alloc_mapped */
+        (void) opal_accelerator.host_unregister(MCA_ACCELERATOR_NO_DEVICE_ID, block->addr);
+        free(block->addr);
+        block->addr = NULL;
         return;
     }
     c = mca_part_ucx_size_class(block->size, &rounded);
@@ -138,8 +174,29 @@ void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
 
 const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len)
 {
+    if (NULL == block->chunk) {
+        *len = 0; /* not remotely accessible */
+        return NULL;
+    }
     *len = block->chunk->rkey_len;
     return block->chunk->rkey;
+}
+
+int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
+{
+    mca_part_ucx_chunk_t *chunk = block->chunk;
+    int rc;
+
+    if (NULL == chunk || chunk->device_mapped) {
+        return OMPI_SUCCESS;
+    }
+    rc = opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base, chunk->size);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    chunk->device_mapped = true;
+    PART_UCX_VERBOSE(5, "control chunk of %zu bytes mapped for the GPU", chunk->size);
+    return OMPI_SUCCESS;
 }
 
 void mca_part_ucx_mem_fini(void)
@@ -148,6 +205,9 @@ void mca_part_ucx_mem_fini(void)
 
     while (NULL != (chunk = mca_part_ucx_chunks)) {
         mca_part_ucx_chunks = chunk->next;
+        if (chunk->device_mapped) {
+            (void) opal_accelerator.host_unregister(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base);
+        }
         ucp_rkey_buffer_release(chunk->rkey);
         ucp_mem_unmap(mca_part_ucx_module.context, chunk->memh);
         free(chunk);

@@ -32,9 +32,17 @@ typedef struct mca_part_ucx_block_t {
 
 /* Zeroed, 64-byte aligned; the caller holds the module lock. */
 int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block);
+/* Zeroed, page aligned, pinned and mapped for the GPU; local use only (no
+ * rkey). No lock needed. */
+int mca_part_ucx_block_alloc_mapped(size_t size, mca_part_ucx_block_t *block);
+/* Either kind of block. */
 void mca_part_ucx_block_free(mca_part_ucx_block_t *block);
 /* The packed rkey of the block's chunk, valid until mca_part_ucx_mem_fini. */
 const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len);
+/* Make the block's chunk readable and writable by GPU kernels (pinned,
+ * mapped into the device address space at the same address); once per
+ * chunk, the caller holds the module lock. */
+int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block);
 void mca_part_ucx_mem_fini(void);
 
 END_C_DECLS

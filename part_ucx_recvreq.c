@@ -355,13 +355,15 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
     if (MPI_SUCCESS == error) {
         req->remote_parts = msg->parts;
         req->remote_rtr = msg->rtr_addr;
-        rc = mca_part_ucx_block_alloc(msg->parts * sizeof(uint64_t), &req->flags_block);
+        req->am = mca_part_ucx_use_am(req, msg);
+        /* GPU buffers: the am transfer sets flags locally; keep them where
+         * kernels (MPIX_Parrived) can read them too. */
+        rc = (req->am && req->device)
+                 ? mca_part_ucx_block_alloc_mapped(msg->parts * sizeof(uint64_t), &req->flags_block)
+                 : mca_part_ucx_block_alloc(msg->parts * sizeof(uint64_t), &req->flags_block);
         if (OMPI_SUCCESS != rc) {
             error = MPI_ERR_NO_MEM;
         }
-    }
-    if (MPI_SUCCESS == error) {
-        req->am = mca_part_ucx_use_am(req, msg);
     }
     if (MPI_SUCCESS == error && req->total_bytes > 0 && !req->am) {
         params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;

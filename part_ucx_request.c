@@ -134,6 +134,9 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     int i;
 
+    if (NULL != req->dev) {
+        mca_part_ucx_dev_release(req); /* a device request not freed by the user */
+    }
     OPAL_THREAD_LOCK(&m->lock);
     if (mca_part_ucx_link_linked(&req->post_link)) {
         mca_part_ucx_link_remove(&req->post_link); /* a receive never matched */
@@ -243,6 +246,9 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
         req->super.req_status._cancelled = 0;
         req->super.req_complete = REQUEST_PENDING;
         ++req->epoch;
+        if (NULL != req->dev) {
+            mca_part_ucx_dev_start(req);
+        }
 
         if (req->proc_null) {
             /* MPI_PROC_NULL: complete at once with the empty status. */

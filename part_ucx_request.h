@@ -69,6 +69,10 @@ struct mca_part_ucx_request_t {
 
     bool am;                        /* partitions move as active messages */
 
+    /* Device bindings (MPIX_Prequest_create), NULL without. */
+    struct mca_part_ucx_dev_t *dev;
+    uint32_t pready_threads;        /* info "mpix_pready_threads": device calls per partition */
+
     /* Remote side, from the setup exchange. */
     size_t remote_parts;            /* sender: receiver's partitions; receiver: sender's */
     uint64_t remote_buf;
@@ -120,6 +124,14 @@ int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *reques
 int mca_part_ucx_send_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req);
 bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req);
+/* Mark partition p ready (queued) in this epoch; false if it already was. */
+bool mca_part_ucx_mark_ready(mca_part_ucx_request_t *req, size_t p);
+
+/* Device requests (part_ucx_prequest.c). */
+int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info);
+void mca_part_ucx_dev_start(mca_part_ucx_request_t *req);
+void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req);
+void mca_part_ucx_dev_release(mca_part_ucx_request_t *req);
 void mca_part_ucx_send_release(mca_part_ucx_request_t *req);
 
 /* part_ucx_recvreq.c */

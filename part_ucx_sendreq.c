@@ -245,10 +245,27 @@ static void mca_part_ucx_pack(mca_part_ucx_request_t *req, size_t p)
     OBJ_DESTRUCT(&conv);
 }
 
+bool mca_part_ucx_mark_ready(mca_part_ucx_request_t *req, size_t p)
+{
+    uint64_t queued = PART_UCX_QUEUED(req->epoch), old = req->part_state[p];
+
+    if (old >= queued) {
+        return false;
+    }
+    if (NULL != req->pack_buf) {
+        mca_part_ucx_pack(req, p);
+    }
+    if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+                                                (int64_t *) &old, queued)) {
+        return false; /* made ready concurrently by another thread */
+    }
+    opal_atomic_add_fetch_64(&req->queued, 1);
+    return true;
+}
+
 int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request)
 {
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
-    uint64_t queued = PART_UCX_QUEUED(req->epoch), old;
     size_t p;
 
     if (MCA_PART_UCX_SEND != req->kind || OMPI_REQUEST_ACTIVE != req->super.req_state) {
@@ -258,18 +275,9 @@ int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *reques
         return MPI_ERR_ARG;
     }
     for (p = min_part; p <= max_part; ++p) {
-        old = req->part_state[p];
-        if (old >= queued) {
+        if (!mca_part_ucx_mark_ready(req, p)) {
             return MPI_ERR_ARG; /* already ready in this epoch */
         }
-        if (NULL != req->pack_buf) {
-            mca_part_ucx_pack(req, p);
-        }
-        if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
-                                                    (int64_t *) &old, queued)) {
-            return MPI_ERR_ARG; /* made ready concurrently by another thread */
-        }
-        opal_atomic_add_fetch_64(&req->queued, 1);
     }
     if (req->proc_null) {
         return OMPI_SUCCESS;
@@ -298,6 +306,9 @@ bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
 {
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
         return true;
+    }
+    if (NULL != req->dev) {
+        mca_part_ucx_dev_progress(req); /* partitions kernels marked ready */
     }
     if (req->queued > 0 && mca_part_ucx_receiver_ready(req)) {
         mca_part_ucx_issue(req, 0, req->parts - 1);
@@ -329,6 +340,9 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     }
     rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_SEND, buf, parts, count, datatype, dst,
                                     tag, comm);
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_dev_info(req, info);
+    }
     req->part_state = calloc(parts, sizeof(uint64_t));
     req->flag_values = calloc(parts, sizeof(uint64_t));
     req->am_hdrs = calloc(parts, sizeof(*req->am_hdrs));

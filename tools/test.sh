@@ -118,8 +118,12 @@ check_ompi_info() {
 check_libmpi_deps() {
     ! readelf -d "$PREFIX/lib/libmpi.so" | grep -E 'NEEDED.*(cudart|libcuda)' ||
         { echo "libmpi needs the CUDA runtime"; return 1; }
-    [ "$(nm -D "$PREFIX/lib/libmpi.so" | grep -c ' T MPIX_Pbuf_prepare$')" = 1 ] ||
-        { echo "MPIX_Pbuf_prepare not exported by libmpi"; return 1; }
+    local f
+    for f in MPIX_Pbuf_prepare MPIX_Prequest_create MPIX_Prequest_free; do
+        [ "$(nm -D "$PREFIX/lib/libmpi.so" | grep -c " T $f\$")" = 1 ] ||
+            { echo "$f not exported by libmpi"; return 1; }
+    done
+    [ -e "$PREFIX/include/mpix_part_device.h" ] || { echo "mpix_part_device.h not installed"; return 1; }
 }
 
 if [ "$suite" = cpu ]; then

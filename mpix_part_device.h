@@ -1,0 +1,154 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * Device bindings of part/ucx's partitioned communication: inline
+ * __device__ functions on an MPIX_Prequest made by MPIX_Prequest_create()
+ * (mpix_part.h), so applications need no relocatable device code. Names
+ * and argument order follow NVIDIA's mpi-acx prototype where they overlap.
+ *
+ *   MPIX_Pready(partition, preq)          every thread that contributed
+ *   MPIX_Pready_thread/_warp/_block       explicit levels, for measurement
+ *   MPIX_Parrived(preq, partition, &flag) receive side, polls device-visible
+ *                                         arrival flags
+ *
+ * A partition is ready once MPIX_Pready has been called for it
+ * `threshold` times in the epoch (the MPI_Info key "mpix_pready_threads"
+ * of MPI_Psend_init, default 1): calls from one warp are combined into one
+ * counter update, and the call that completes the count publishes the
+ * partition to the host progress engine with a system-scope fence.
+ * Counters only grow, so nothing is reset between epochs: in epoch e a
+ * partition is complete when its counter reaches e * threshold.
+ */
+
+#ifndef MPIX_PART_DEVICE_H
+#define MPIX_PART_DEVICE_H
+
+#include <stdint.h>
+
+#define MPIX_PREQUEST_MAGIC 0x50524551u /* "PREQ" */
+
+enum {
+    MPIX_PREQUEST_SEND = 1,
+    MPIX_PREQUEST_RECV = 2
+};
+
+enum {
+    MPIX_PREQUEST_PROGRESS = 0,   /* kernel marks, host progress engine puts */
+    MPIX_PREQUEST_KERNEL_COPY = 1 /* kernel stores into the peer GPU (NVLink) */
+};
+
+/* Lives in GPU memory; written once by MPIX_Prequest_create. */
+struct mpix_prequest_s {
+    uint32_t magic;
+    uint32_t kind;                  /* MPIX_PREQUEST_SEND or _RECV */
+    uint32_t mechanism;
+    uint32_t parts;                 /* this side's partitions */
+    uint32_t remote_parts;          /* receive: the sender's partitions */
+    uint32_t threshold;             /* send: MPIX_Pready calls per partition */
+    uint64_t total_bytes;
+    unsigned long long *counters;   /* send, device memory: calls so far */
+    volatile uint64_t *ready;       /* send, host memory: epoch per partition */
+    const volatile uint64_t *arrived; /* receive, host memory: epoch per sender partition */
+    const volatile uint64_t *epoch; /* host memory: the request's current epoch */
+};
+
+#ifdef __CUDACC__
+
+/* n calls of this epoch's partition have been made by the caller's group;
+ * the one that completes the threshold publishes the partition. */
+__device__ static inline void mpix_part_count(struct mpix_prequest_s *preq, int partition,
+                                              unsigned n)
+{
+    unsigned long long t = preq->threshold;
+    unsigned long long old = atomicAdd(&preq->counters[partition], (unsigned long long) n);
+    unsigned long long now = old + n;
+
+    if (now / t != old / t) {
+        __threadfence_system(); /* the partition's data before its mark */
+        preq->ready[partition] = now / t;
+    }
+}
+
+/* One call per thread, one counter update per thread. */
+__device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequest_s *preq)
+{
+    __threadfence();
+    mpix_part_count(preq, partition, 1);
+    return 0;
+}
+
+/* Every active thread of the warp calls it for the same partition. */
+__device__ static inline int MPIX_Pready_warp(int partition, struct mpix_prequest_s *preq)
+{
+    unsigned mask = __activemask();
+
+    __threadfence();
+    __syncwarp(mask);
+    if ((threadIdx.x & 31) == (unsigned) (__ffs(mask) - 1)) {
+        mpix_part_count(preq, partition, __popc(mask));
+    }
+    return 0;
+}
+
+/* Every thread of the block calls it for the same partition. */
+__device__ static inline int MPIX_Pready_block(int partition, struct mpix_prequest_s *preq)
+{
+    __threadfence();
+    __syncthreads();
+    if (0 == threadIdx.x && 0 == threadIdx.y && 0 == threadIdx.z) {
+        mpix_part_count(preq, partition, blockDim.x * blockDim.y * blockDim.z);
+    }
+    return 0;
+}
+
+/* Automatic: threads of a warp that name the same partition are combined
+ * into one counter update by their lowest lane; no thread waits for
+ * threads outside its warp, so divergent callers are safe. */
+__device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *preq)
+{
+    unsigned mask = __activemask();
+    unsigned same = __match_any_sync(mask, partition);
+    unsigned lane = threadIdx.x & 31;
+
+    __threadfence();
+    __syncwarp(same);
+    if (lane == (unsigned) (__ffs(same) - 1)) {
+        mpix_part_count(preq, partition, __popc(same));
+    }
+    return 0;
+}
+
+/* Receive side: *flag = 1 once every sender partition overlapping this
+ * receive partition carries the current epoch. */
+__device__ static inline int MPIX_Parrived(struct mpix_prequest_s *preq, int partition, int *flag)
+{
+    uint64_t e = *preq->epoch;
+    uint64_t per = preq->total_bytes / preq->parts;
+    uint64_t sper = preq->total_bytes / preq->remote_parts;
+    uint64_t first = 0, last = 0, i;
+
+    if (0 != per && 0 != sper) {
+        first = (uint64_t) partition * per / sper;
+        last = ((uint64_t) (partition + 1) * per - 1) / sper;
+    }
+    for (i = first; i <= last; ++i) {
+        if (preq->arrived[i] < e) {
+            *flag = 0;
+            return 0;
+        }
+    }
+    __threadfence_system(); /* data reads after the flags */
+    *flag = 1;
+    return 0;
+}
+
+#endif /* __CUDACC__ */
+
+#endif /* MPIX_PART_DEVICE_H */

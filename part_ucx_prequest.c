@@ -1,0 +1,261 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * Device requests (MPIX_Prequest_create/free): what CUDA kernels need to
+ * mark partitions ready (MPIX_Pready) or see them arrive (MPIX_Parrived),
+ * in GPU memory. This file uses opal's accelerator framework only, so
+ * libmpi never links the CUDA runtime; the device code is inline in the
+ * installed mpix_part_device.h.
+ *
+ * Progression engine: a kernel's MPIX_Pready writes the epoch into the
+ * partition's word of a host array mapped for the GPU; the progress
+ * function finds it there and readies the partition as MPI_Pready would.
+ * Receive flags are the request's arrival flags themselves, mapped for
+ * the GPU, so MPIX_Parrived, MPI_Parrived and MPI_Wait read the same words.
+ */
+
+#include "ompi_config.h"
+
+#include "opal/mca/accelerator/accelerator.h"
+#include "opal/runtime/opal_progress.h"
+#include "opal/util/info.h"
+#include "ompi/errhandler/errhandler.h"
+#include "ompi/info/info.h"
+#include "ompi/runtime/params.h"
+
+#include "mpix_part.h"
+#include "mpix_part_device.h"
+#include "part_ucx.h"
+#include "part_ucx_request.h"
+
+struct mca_part_ucx_dev_t {
+    struct mpix_prequest_s host;    /* what the device copy holds */
+    struct mpix_prequest_s *dptr;   /* the device copy, the user's handle */
+    int dev_id;
+    mca_part_ucx_block_t ready_block; /* send: epoch per partition, kernels write */
+    mca_part_ucx_block_t epoch_block; /* the current epoch, kernels read */
+    size_t pending;                 /* send: partitions not yet picked up this epoch */
+};
+
+int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
+{
+    opal_cstring_t *value = NULL;
+    int flag = 0, n = 1;
+
+    req->pready_threads = 1;
+    if (NULL == info || MPI_INFO_NULL == info) {
+        return MPI_SUCCESS;
+    }
+    if (OPAL_SUCCESS != opal_info_get(&info->super, "mpix_pready_threads", &value, &flag) ||
+        !flag) {
+        return MPI_SUCCESS;
+    }
+    if (OPAL_SUCCESS != opal_cstring_to_int(value, &n) || n <= 0) {
+        OBJ_RELEASE(value);
+        return MPI_ERR_INFO_VALUE;
+    }
+    OBJ_RELEASE(value);
+    req->pready_threads = (uint32_t) n;
+    return MPI_SUCCESS;
+}
+
+void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
+{
+    struct mca_part_ucx_dev_t *d = req->dev;
+
+    d->pending = req->parts;
+    *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
+}
+
+/* Called from the send progress with the module lock held. */
+void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
+{
+    struct mca_part_ucx_dev_t *d = req->dev;
+    const volatile uint64_t *ready = d->ready_block.addr;
+    uint64_t queued = PART_UCX_QUEUED(req->epoch);
+    size_t p;
+
+    if (0 == d->pending || MCA_PART_UCX_SEND != req->kind) {
+        return;
+    }
+    for (p = 0; p < req->parts; ++p) {
+        if (ready[p] >= req->epoch && req->part_state[p] < queued) {
+            opal_atomic_rmb(); /* the kernel's data before its mark */
+            if (mca_part_ucx_mark_ready(req, p)) {
+                --d->pending;
+            }
+        }
+    }
+}
+
+void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    struct mca_part_ucx_dev_t *d = req->dev;
+
+    if (NULL == d) {
+        return;
+    }
+    if (NULL != d->dptr) {
+        (void) opal_accelerator.mem_release(d->dev_id, d->dptr);
+    }
+    if (NULL != d->host.counters) {
+        (void) opal_accelerator.mem_release(d->dev_id, d->host.counters);
+    }
+    OPAL_THREAD_LOCK(&m->lock);
+    mca_part_ucx_block_free(&d->ready_block);
+    mca_part_ucx_block_free(&d->epoch_block);
+    OPAL_THREAD_UNLOCK(&m->lock);
+    free(d);
+    req->dev = NULL;
+}
+
+/* Device memory for the counters and the request itself, filled from
+ * host copies. */
+static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t epoch)
+{
+    size_t cbytes = parts * sizeof(unsigned long long), p;
+    unsigned long long *init;
+    int rc;
+
+    if (MPIX_PREQUEST_SEND == d->host.kind) {
+        /* Counters only grow: epochs before this one count as complete,
+         * so the calls of this epoch bring them to epoch * threshold. */
+        init = malloc(cbytes);
+        for (p = 0; NULL != init && p < parts; ++p) {
+            init[p] = (unsigned long long) (epoch - 1) * d->host.threshold;
+        }
+        rc = (NULL == init) ? OPAL_ERR_OUT_OF_RESOURCE
+                            : opal_accelerator.mem_alloc(d->dev_id, (void **) &d->host.counters,
+                                                         cbytes);
+        if (OPAL_SUCCESS == rc) {
+            rc = opal_accelerator.mem_copy(d->dev_id, MCA_ACCELERATOR_NO_DEVICE_ID,
+                                           d->host.counters, init, cbytes,
+                                           MCA_ACCELERATOR_TRANSFER_HTOD);
+        }
+        free(init);
+        if (OPAL_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    rc = opal_accelerator.mem_alloc(d->dev_id, (void **) &d->dptr, sizeof(d->host));
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    return opal_accelerator.mem_copy(d->dev_id, MCA_ACCELERATOR_NO_DEVICE_ID, d->dptr, &d->host,
+                                     sizeof(d->host), MCA_ACCELERATOR_TRANSFER_HTOD);
+}
+
+static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *preq)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    struct mca_part_ucx_dev_t *d;
+    bool send = (MCA_PART_UCX_SEND == req->kind);
+    int rc = OMPI_SUCCESS;
+
+    /* The receive flags exist once setup is done; wait for it as the
+     * first MPIX_Pbuf_prepare would. */
+    while (MCA_PART_UCX_SETUP_PENDING == req->setup) {
+        opal_progress();
+    }
+    if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return req->error;
+    }
+    d = calloc(1, sizeof(*d));
+    if (NULL == d) {
+        return MPI_ERR_NO_MEM;
+    }
+    d->dev_id = 0;
+    (void) opal_accelerator.get_device(&d->dev_id);
+    d->host.magic = MPIX_PREQUEST_MAGIC;
+    d->host.kind = send ? MPIX_PREQUEST_SEND : MPIX_PREQUEST_RECV;
+    d->host.mechanism = MPIX_PREQUEST_PROGRESS;
+    d->host.parts = (uint32_t) req->parts;
+    d->host.remote_parts = (uint32_t) req->remote_parts;
+    d->host.threshold = req->pready_threads;
+    d->host.total_bytes = req->total_bytes;
+
+    rc = mca_part_ucx_block_alloc_mapped(sizeof(uint64_t), &d->epoch_block);
+    if (OMPI_SUCCESS == rc && send) {
+        rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t), &d->ready_block);
+    } else if (OMPI_SUCCESS == rc && !req->proc_null) {
+        OPAL_THREAD_LOCK(&m->lock); /* flags of a host buffer: a shared chunk */
+        rc = mca_part_ucx_block_device_map(&req->flags_block);
+        OPAL_THREAD_UNLOCK(&m->lock);
+    }
+    d->host.ready = d->ready_block.addr;
+    d->host.arrived = req->proc_null ? NULL : req->flags_block.addr;
+    d->host.epoch = d->epoch_block.addr;
+    *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_dev_upload(d, req->parts, req->epoch);
+    }
+    req->dev = d;
+    if (OMPI_SUCCESS != rc) {
+        mca_part_ucx_dev_release(req);
+        return MPI_ERR_NO_MEM;
+    }
+    d->pending = req->parts;
+    *preq = d->dptr;
+    PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition",
+                     (void *) d->dptr, send ? "send to" : "receive from", req->peer, req->tag,
+                     d->host.threshold);
+    return MPI_SUCCESS;
+}
+
+OMPI_DECLSPEC int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *preq)
+{
+    static const char FUNC_NAME[] = "MPIX_Prequest_create";
+    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
+    ompi_communicator_t *comm = &ompi_mpi_comm_world.comm;
+    int rc = MPI_SUCCESS;
+
+    if (NULL == preq) {
+        rc = MPI_ERR_ARG;
+    } else if (MPI_REQUEST_NULL == request || OMPI_REQUEST_PART != request->req_type ||
+               mca_part_ucx_start != request->req_start) {
+        rc = MPI_ERR_REQUEST;
+    } else {
+        comm = req->comm;
+        /* After MPI_Start of the first epoch, once per request. */
+        if (OMPI_REQUEST_ACTIVE != request->req_state || NULL != req->dev) {
+            rc = MPI_ERR_REQUEST;
+        } else {
+            rc = mca_part_ucx_dev_create(req, preq);
+        }
+    }
+    OMPI_ERRHANDLER_RETURN(rc, comm, rc, FUNC_NAME);
+}
+
+OMPI_DECLSPEC int MPIX_Prequest_free(MPIX_Prequest *preq)
+{
+    static const char FUNC_NAME[] = "MPIX_Prequest_free";
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_request_t *req = NULL, *r;
+    int i, n;
+
+    if (NULL != preq && NULL != *preq) {
+        OPAL_THREAD_LOCK(&m->lock);
+        n = opal_pointer_array_get_size(&m->requests);
+        for (i = 0; i < n && NULL == req; ++i) {
+            r = opal_pointer_array_get_item(&m->requests, i);
+            if (NULL != r && NULL != r->dev && r->dev->dptr == *preq) {
+                req = r;
+            }
+        }
+        OPAL_THREAD_UNLOCK(&m->lock);
+    }
+    if (NULL == req) {
+        return OMPI_ERRHANDLER_INVOKE(&ompi_mpi_comm_world.comm, MPI_ERR_ARG, FUNC_NAME);
+    }
+    mca_part_ucx_dev_release(req);
+    *preq = NULL;
+    return MPI_SUCCESS;
+}
