@@ -57,72 +57,143 @@ struct mpix_prequest_s {
     volatile uint64_t *ready;       /* send, host memory: epoch per partition */
     const volatile uint64_t *arrived; /* receive, host memory: epoch per sender partition */
     const volatile uint64_t *epoch; /* host memory: the request's current epoch */
+    /* Kernel copy (send): partition p goes from src + p * part_bytes to the
+     * receiver's buffer mapped at dst + p * part_bytes, once the receiver
+     * has started the epoch (*rtr >= epoch). */
+    const volatile uint64_t *rtr;
+    const char *src;
+    char *dst;
+    uint64_t part_bytes;
 };
 
 #ifdef __CUDACC__
 
-/* n calls of this epoch's partition have been made by the caller's group;
- * the one that completes the threshold publishes the partition. */
-__device__ static inline void mpix_part_count(struct mpix_prequest_s *preq, int partition,
-                                              unsigned n)
+/* Kernel copy: the group (lane `rank` of `size`) stores the partition into
+ * the receiver's GPU, 16 bytes at a time where both sides are aligned. */
+__device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq, int partition,
+                                              uint64_t epoch, unsigned rank, unsigned size)
+{
+    uint64_t off = (uint64_t) partition * preq->part_bytes, n = preq->part_bytes, i;
+    const char *s = preq->src + off;
+    char *d = preq->dst + off;
+
+    while (*preq->rtr < epoch) {
+        /* the receiver has not started this epoch: its buffer is not ours */
+    }
+    if (0 == (((uintptr_t) s | (uintptr_t) d | n) & 15)) {
+        for (i = rank; i < n / 16; i += size) {
+            ((uint4 *) d)[i] = ((const uint4 *) s)[i];
+        }
+    } else {
+        for (i = rank; i < n; i += size) {
+            d[i] = s[i];
+        }
+    }
+    __threadfence_system(); /* the stores before the partition's mark */
+}
+
+/* n calls of this epoch's partition were made by the caller's group; the
+ * epoch the partition completes with this update, or 0. */
+__device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, int partition,
+                                                  unsigned n)
 {
     unsigned long long t = preq->threshold;
     unsigned long long old = atomicAdd(&preq->counters[partition], (unsigned long long) n);
     unsigned long long now = old + n;
 
-    if (now / t != old / t) {
-        __threadfence_system(); /* the partition's data before its mark */
-        preq->ready[partition] = now / t;
-    }
+    return (now / t != old / t) ? now / t : 0;
 }
 
-/* One call per thread, one counter update per thread. */
+/* Publish a complete partition to the host progress engine. */
+__device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int partition,
+                                             uint64_t epoch)
+{
+    __threadfence_system(); /* the partition's data before its mark */
+    preq->ready[partition] = epoch;
+}
+
+/* One call per thread, one counter update per thread; the completing
+ * thread copies alone (kernel copy). */
 __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequest_s *preq)
 {
+    uint64_t e;
+
     __threadfence();
-    mpix_part_count(preq, partition, 1);
+    e = mpix_part_count(preq, partition, 1);
+    if (0 != e) {
+        if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
+            mpix_part_store(preq, partition, e, 0, 1);
+        }
+        mpix_part_mark(preq, partition, e);
+    }
+    return 0;
+}
+
+/* The threads in `group` (one warp) call it for the same partition. */
+__device__ static inline int mpix_part_pready_warp(int partition, struct mpix_prequest_s *preq,
+                                                   unsigned group)
+{
+    unsigned lane = threadIdx.x & 31, leader = __ffs(group) - 1;
+    uint64_t e = 0;
+
+    __threadfence();
+    __syncwarp(group);
+    if (lane == leader) {
+        e = mpix_part_count(preq, partition, __popc(group));
+    }
+    e = __shfl_sync(group, e, leader);
+    if (0 == e) {
+        return 0;
+    }
+    if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
+        mpix_part_store(preq, partition, e, __popc(group & ((1u << lane) - 1)), __popc(group));
+        __syncwarp(group);
+    }
+    if (lane == leader) {
+        mpix_part_mark(preq, partition, e);
+    }
     return 0;
 }
 
 /* Every active thread of the warp calls it for the same partition. */
 __device__ static inline int MPIX_Pready_warp(int partition, struct mpix_prequest_s *preq)
 {
-    unsigned mask = __activemask();
-
-    __threadfence();
-    __syncwarp(mask);
-    if ((threadIdx.x & 31) == (unsigned) (__ffs(mask) - 1)) {
-        mpix_part_count(preq, partition, __popc(mask));
-    }
-    return 0;
+    return mpix_part_pready_warp(partition, preq, __activemask());
 }
 
 /* Every thread of the block calls it for the same partition. */
 __device__ static inline int MPIX_Pready_block(int partition, struct mpix_prequest_s *preq)
 {
+    __shared__ uint64_t mpix_part_epoch;
+    unsigned rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned size = blockDim.x * blockDim.y * blockDim.z;
+
     __threadfence();
     __syncthreads();
-    if (0 == threadIdx.x && 0 == threadIdx.y && 0 == threadIdx.z) {
-        mpix_part_count(preq, partition, blockDim.x * blockDim.y * blockDim.z);
+    if (0 == rank) {
+        mpix_part_epoch = mpix_part_count(preq, partition, size);
+    }
+    __syncthreads();
+    uint64_t e = mpix_part_epoch;
+    if (0 == e) {
+        return 0;
+    }
+    if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
+        mpix_part_store(preq, partition, e, rank, size);
+        __syncthreads();
+    }
+    if (0 == rank) {
+        mpix_part_mark(preq, partition, e);
     }
     return 0;
 }
 
 /* Automatic: threads of a warp that name the same partition are combined
- * into one counter update by their lowest lane; no thread waits for
- * threads outside its warp, so divergent callers are safe. */
+ * into one counter update by their lowest lane (and copy together); no
+ * thread waits for threads outside its warp, so divergent callers are safe. */
 __device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *preq)
 {
-    unsigned mask = __activemask();
-    unsigned same = __match_any_sync(mask, partition);
-    unsigned lane = threadIdx.x & 31;
-
-    __threadfence();
-    __syncwarp(same);
-    if (lane == (unsigned) (__ffs(same) - 1)) {
-        mpix_part_count(preq, partition, __popc(same));
-    }
-    return 0;
+    return mpix_part_pready_warp(partition, preq, __match_any_sync(__activemask(), partition));
 }
 
 /* Receive side: *flag = 1 once every sender partition overlapping this

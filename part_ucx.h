@@ -47,6 +47,14 @@ typedef enum {
     MCA_PART_UCX_TRANSFER_AM
 } mca_part_ucx_transfer_t;
 
+/* How kernels' MPIX_Pready move data (MCA part_ucx_device_copy, info key
+ * "mpix_device_copy" of MPI_Psend_init). */
+typedef enum {
+    MCA_PART_UCX_DEVICE_COPY_AUTO,    /* kernel copy where the peer GPU is mapped */
+    MCA_PART_UCX_DEVICE_COPY_PROGRESS,
+    MCA_PART_UCX_DEVICE_COPY_KERNEL
+} mca_part_ucx_device_copy_t;
+
 typedef struct mca_part_ucx_component_t {
     mca_part_base_component_4_0_0_t super;
     int priority;
@@ -55,6 +63,7 @@ typedef struct mca_part_ucx_component_t {
     int num_workers;
     int parrived_progress_interval;
     int transfer;
+    int device_copy;                /* mca_part_ucx_device_copy_t */
 } mca_part_ucx_component_t;
 
 OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;

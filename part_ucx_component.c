@@ -47,6 +47,14 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .num_workers = 1,
     .parrived_progress_interval = 64,
     .transfer = MCA_PART_UCX_TRANSFER_AUTO,
+    .device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO,
+};
+
+static const mca_base_var_enum_value_t mca_part_ucx_device_copy_values[] = {
+    {MCA_PART_UCX_DEVICE_COPY_AUTO, "auto"},
+    {MCA_PART_UCX_DEVICE_COPY_PROGRESS, "progress"},
+    {MCA_PART_UCX_DEVICE_COPY_KERNEL, "kernel"},
+    {0, NULL}
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_transfer_values[] = {
@@ -97,6 +105,20 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, transfer_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.transfer);
     OBJ_RELEASE(transfer_enum);
+
+    mca_base_var_enum_t *copy_enum = NULL;
+    (void) mca_base_var_enum_create("part_ucx_device_copy", mca_part_ucx_device_copy_values,
+                                    &copy_enum);
+    (void) mca_base_component_var_register(c, "device_copy",
+        "How a kernel's MPIX_Pready moves a partition: kernel (the kernel stores it "
+        "into the receiver's GPU buffer through a cuda_ipc mapping, NVLink or PCIe "
+        "peer access; the host then only sends the arrival), progress (the kernel "
+        "marks the partition and the host progress engine sends it), or auto "
+        "(kernel where the receiver's buffer can be mapped, progress elsewhere). "
+        "The info key \"mpix_device_copy\" of MPI_Psend_init overrides it",
+        MCA_BASE_VAR_TYPE_INT, copy_enum, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_copy);
+    OBJ_RELEASE(copy_enum);
 
     opal_common_ucx_mca_var_register(c);
     return OMPI_SUCCESS;

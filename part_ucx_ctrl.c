@@ -594,6 +594,11 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
             req->am_hdrs[i].rreq_cookie = ack->rreq_cookie;
             req->am_hdrs[i].part = (uint64_t) i;
         }
+        /* A GPU receive buffer offered for kernel copy (MPIX_Prequest). */
+        if (ack->buf_rkey_len > 0 &&
+            UCS_OK != ucp_ep_rkey_unpack(req->remote->eps[0], ack->rkeys, &req->buf_rkeys[0])) {
+            req->buf_rkeys[0] = NULL;
+        }
         mca_part_ucx_send_setup_done(req);
         return;
     }

@@ -77,6 +77,7 @@ typedef struct mca_part_ucx_data_hdr_t {
     uint32_t rreq_cookie;
     uint64_t epoch;
     uint64_t part;
+    uint64_t flag_only;             /* 1: a kernel already stored the data */
 } mca_part_ucx_data_hdr_t;
 
 int mca_part_ucx_ctrl_init(void);

@@ -48,6 +48,9 @@ static int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
         return req->error;
     }
+    if (NULL != req->dev && MCA_PART_UCX_SEND == req->kind) {
+        mca_part_ucx_dev_rtr(req); /* kernels of this epoch may store */
+    }
     if (MCA_PART_UCX_RECV == req->kind) {
         /* The sender learns readiness from this put: make sure it is out. */
         mca_part_ucx_op_release(&req->rtr_op);

@@ -30,6 +30,8 @@
 #include "ompi/info/info.h"
 #include "ompi/runtime/params.h"
 
+#include <string.h>
+
 #include "mpix_part.h"
 #include "mpix_part_device.h"
 #include "part_ucx.h"
@@ -40,8 +42,9 @@ struct mca_part_ucx_dev_t {
     struct mpix_prequest_s *dptr;   /* the device copy, the user's handle */
     int dev_id;
     mca_part_ucx_block_t ready_block; /* send: epoch per partition, kernels write */
-    mca_part_ucx_block_t epoch_block; /* the current epoch, kernels read */
+    mca_part_ucx_block_t epoch_block; /* kernels read: [0] current epoch, [1] receiver ready */
     size_t pending;                 /* send: partitions not yet picked up this epoch */
+    uint64_t *copied;               /* kernel copy: epoch a kernel stored partition p in */
 };
 
 int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
@@ -50,9 +53,25 @@ int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
     int flag = 0, n = 1;
 
     req->pready_threads = 1;
+    req->device_copy = mca_part_ucx_component.device_copy;
     if (NULL == info || MPI_INFO_NULL == info) {
         return MPI_SUCCESS;
     }
+    if (OPAL_SUCCESS == opal_info_get(&info->super, "mpix_device_copy", &value, &flag) && flag) {
+        if (0 == strcmp(value->string, "kernel")) {
+            req->device_copy = MCA_PART_UCX_DEVICE_COPY_KERNEL;
+        } else if (0 == strcmp(value->string, "progress")) {
+            req->device_copy = MCA_PART_UCX_DEVICE_COPY_PROGRESS;
+        } else if (0 == strcmp(value->string, "auto")) {
+            req->device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO;
+        } else {
+            OBJ_RELEASE(value);
+            return MPI_ERR_INFO_VALUE;
+        }
+        OBJ_RELEASE(value);
+    }
+    value = NULL;
+    flag = 0;
     if (OPAL_SUCCESS != opal_info_get(&info->super, "mpix_pready_threads", &value, &flag) ||
         !flag) {
         return MPI_SUCCESS;
@@ -74,6 +93,21 @@ void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
 }
 
+void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req)
+{
+    volatile uint64_t *words = req->dev->epoch_block.addr;
+    uint64_t rtr = *(volatile uint64_t *) req->rtr_block.addr;
+
+    if (words[1] != rtr) {
+        words[1] = rtr; /* kernels waiting in MPIX_Pready may store now */
+    }
+}
+
+bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
+{
+    return NULL != req->dev->copied && req->dev->copied[p] == req->epoch;
+}
+
 /* Called from the send progress with the module lock held. */
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
 {
@@ -82,12 +116,21 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
     uint64_t queued = PART_UCX_QUEUED(req->epoch);
     size_t p;
 
-    if (0 == d->pending || MCA_PART_UCX_SEND != req->kind) {
+    if (MCA_PART_UCX_SEND != req->kind) {
+        return;
+    }
+    if (NULL != d->copied) {
+        mca_part_ucx_dev_rtr(req);
+    }
+    if (0 == d->pending) {
         return;
     }
     for (p = 0; p < req->parts; ++p) {
         if (ready[p] >= req->epoch && req->part_state[p] < queued) {
             opal_atomic_rmb(); /* the kernel's data before its mark */
+            if (NULL != d->copied) {
+                d->copied[p] = req->epoch; /* only the arrival is left to send */
+            }
             if (mca_part_ucx_mark_ready(req, p)) {
                 --d->pending;
             }
@@ -113,6 +156,7 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
     mca_part_ucx_block_free(&d->ready_block);
     mca_part_ucx_block_free(&d->epoch_block);
     OPAL_THREAD_UNLOCK(&m->lock);
+    free(d->copied);
     free(d);
     req->dev = NULL;
 }
@@ -153,6 +197,37 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
                                      sizeof(d->host), MCA_ACCELERATOR_TRANSFER_HTOD);
 }
 
+/* Kernel copy where the receiver offered its GPU buffer and cuda_ipc maps
+ * it here (patched rkey_ptr); the progression engine otherwise. */
+static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
+{
+    void *dst = NULL;
+    ucs_status_t status = UCS_ERR_UNSUPPORTED;
+
+    if (MCA_PART_UCX_DEVICE_COPY_PROGRESS == req->device_copy || req->proc_null) {
+        return OMPI_SUCCESS;
+    }
+    if (NULL != req->buf_rkeys[0] && req->contiguous && req->device) {
+        status = ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &dst);
+    }
+    if (UCS_OK != status) {
+        PART_UCX_VERBOSE(5, "send to rank %d tag %d: no mapping of the receiver's buffer (%s), "
+                         "device requests use the progress engine", req->peer, req->tag,
+                         ucs_status_string(status));
+        return OMPI_SUCCESS;
+    }
+    d->copied = calloc(req->parts, sizeof(uint64_t));
+    if (NULL == d->copied) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    d->host.mechanism = MPIX_PREQUEST_KERNEL_COPY;
+    d->host.src = req->data;
+    d->host.dst = dst;
+    d->host.part_bytes = req->part_bytes;
+    mca_part_ucx_dev_rtr(req);
+    return OMPI_SUCCESS;
+}
+
 static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *preq)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
@@ -182,7 +257,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.threshold = req->pready_threads;
     d->host.total_bytes = req->total_bytes;
 
-    rc = mca_part_ucx_block_alloc_mapped(sizeof(uint64_t), &d->epoch_block);
+    rc = mca_part_ucx_block_alloc_mapped(2 * sizeof(uint64_t), &d->epoch_block);
     if (OMPI_SUCCESS == rc && send) {
         rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t), &d->ready_block);
     } else if (OMPI_SUCCESS == rc && !req->proc_null) {
@@ -193,7 +268,11 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.ready = d->ready_block.addr;
     d->host.arrived = req->proc_null ? NULL : req->flags_block.addr;
     d->host.epoch = d->epoch_block.addr;
+    d->host.rtr = (const uint64_t *) d->epoch_block.addr + 1;
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
+    if (OMPI_SUCCESS == rc && send) {
+        rc = mca_part_ucx_dev_kernel_copy(req, d);
+    }
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_dev_upload(d, req->parts, req->epoch);
     }
@@ -204,9 +283,11 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     }
     d->pending = req->parts;
     *preq = d->dptr;
-    PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition",
+    PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition, %s",
                      (void *) d->dptr, send ? "send to" : "receive from", req->peer, req->tag,
-                     d->host.threshold);
+                     d->host.threshold,
+                     (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism) ? "kernel copy"
+                                                                       : "progress engine");
     return MPI_SUCCESS;
 }
 

@@ -167,13 +167,13 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     ucp_request_param_t param;
     mca_part_ucx_rndv_t *r;
     ucs_status_ptr_t op;
-    size_t spart;
+    size_t spart = 0;
     char *dst;
 
     if (NULL == req || req->cookie != hdr->rreq_cookie || MCA_PART_UCX_RECV != req->kind ||
         !req->am || MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != req->epoch ||
-        hdr->part >= req->remote_parts ||
-        length != (spart = req->total_bytes / req->remote_parts)) {
+        hdr->part >= req->remote_parts || (hdr->flag_only && (!req->exposed || 0 != length)) ||
+        (!hdr->flag_only && length != (spart = req->total_bytes / req->remote_parts))) {
         PART_UCX_ERROR("partition message for no live receive dropped");
         if (rndv) {
             ucp_am_data_release(worker, data);
@@ -181,6 +181,13 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         return UCS_OK;
     }
     flags = req->flags_block.addr;
+    if (hdr->flag_only) {
+        /* The sender's kernel stored the partition over NVLink and fenced
+         * it before the host sent this. */
+        opal_atomic_wmb();
+        flags[hdr->part] = hdr->epoch;
+        return UCS_OK;
+    }
     dst = req->data + hdr->part * spart;
     if (!rndv) {
         if (OPAL_SUCCESS != mca_part_ucx_copy_in(dst, data, length, req->device)) {
@@ -332,6 +339,15 @@ static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_
     }
 }
 
+static bool mca_part_ucx_recv_exposable(const mca_part_ucx_request_t *req,
+                                        const mca_part_ucx_setup_msg_t *msg)
+{
+    opal_proc_t *proc = ompi_proc_for_name(msg->sender);
+
+    return req->am && req->device && msg->src_device && req->contiguous &&
+           req->total_bytes > 0 && NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
+}
+
 /* Register what the sender may write, answer it, and tell it we are ready
  * if MPI_Start came first. A size mismatch fails both sides. */
 int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
@@ -374,6 +390,18 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
             PART_UCX_ERROR("registering the receive buffer failed: %s",
                            ucs_status_string(status));
             error = MPI_ERR_INTERN;
+        }
+    } else if (MPI_SUCCESS == error && mca_part_ucx_recv_exposable(req, msg)) {
+        /* GPU to GPU on one node: offer the buffer's cuda_ipc key, so that
+         * the sender's kernels may store partitions straight into it. */
+        params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                            UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+        params.address = req->data;
+        params.length = req->total_bytes;
+        params.memory_type = UCS_MEMORY_TYPE_CUDA;
+        req->exposed = (UCS_OK == ucp_mem_map(m->context, &params, &req->buf_memh));
+        if (!req->exposed) {
+            req->buf_memh = NULL;
         }
     }
     if (MPI_SUCCESS == error &&

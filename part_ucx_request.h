@@ -72,6 +72,8 @@ struct mca_part_ucx_request_t {
     /* Device bindings (MPIX_Prequest_create), NULL without. */
     struct mca_part_ucx_dev_t *dev;
     uint32_t pready_threads;        /* info "mpix_pready_threads": device calls per partition */
+    int device_copy;                /* send: mca_part_ucx_device_copy_t, from info or MCA */
+    bool exposed;                   /* receive: GPU buffer mapped for the sender's kernels */
 
     /* Remote side, from the setup exchange. */
     size_t remote_parts;            /* sender: receiver's partitions; receiver: sender's */
@@ -132,6 +134,10 @@ int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info);
 void mca_part_ucx_dev_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_release(mca_part_ucx_request_t *req);
+/* Whether a kernel stored partition p of this epoch at the receiver. */
+bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p);
+/* Tell kernels the receiver's buffer of the current epoch is ready. */
+void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req);
 void mca_part_ucx_send_release(mca_part_ucx_request_t *req);
 
 /* part_ucx_recvreq.c */

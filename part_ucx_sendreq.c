@@ -109,6 +109,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
     int w = (int) (p % mca_part_ucx_module.num_workers);
 
     req->am_hdrs[p].epoch = req->epoch;
+    req->am_hdrs[p].flag_only = (NULL != req->dev) && mca_part_ucx_dev_copied(req, p);
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.send = mca_part_ucx_am_sent_cb;
@@ -116,7 +117,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
     param.memory_type = mca_part_ucx_memtype(req->device);
     op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, &req->am_hdrs[p],
                          sizeof(req->am_hdrs[p]), req->data + p * req->part_bytes,
-                         req->part_bytes, &param);
+                         req->am_hdrs[p].flag_only ? 0 : req->part_bytes, &param);
     if (UCS_PTR_IS_ERR(op)) {
         PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
                        ucs_status_string(UCS_PTR_STATUS(op)));

@@ -98,3 +98,55 @@ if by["workers"]:
 
 if by["overhead"]:
     table("overheads [us]", by["overhead"], ["component", "param1", "value"])
+
+# GPU: goodput vs grid size (seed 000, Figs. 4-5), one line per mechanism and path
+if by["goodput"]:
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    series = defaultdict(list)
+    for r in by["goodput"]:
+        series[r["component"]].append((int(r["param1"]), float(r["value"])))
+    for comp, pts in sorted(series.items()):
+        pts.sort()
+        ax.plot(*zip(*pts), marker="o", linestyle="--" if "tcp" in comp else "-", label=comp)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("grid size (blocks of 1024 threads, 8 B per thread)")
+    ax.set_ylabel("goodput [GB/s]")
+    ax.set_title("vector add + transfer: goodput")
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out}/goodput.png", dpi=120)
+    table("goodput [GB/s]", by["goodput"], ["component", "param1", "value"])
+    gp = {(r["component"], int(r["param1"])): float(r["value"]) for r in by["goodput"]}
+    for path in sorted({c.split("-", 1)[1] for c, _ in gp}):
+        print(f"\nspeedup over traditional ({path}): grid, progress, kernel_copy")
+        for g in sorted({k[1] for k in gp}):
+            base = gp.get((f"traditional-{path}", g))
+            if base:
+                pe = gp.get((f"progress-{path}", g), 0) / base
+                kc = gp.get((f"kernel_copy-{path}", g), 0) / base
+                print(f"{g:>8}  {pe:8.2f}x  {kc:8.2f}x")
+
+# GPU: MPIX_Pready cost per aggregation level (seed 000, Fig. 3)
+if by["pready"]:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    series = defaultdict(list)
+    for r in by["pready"]:
+        series[r["component"]].append((int(r["param1"]), float(r["value"])))
+    for comp, pts in sorted(series.items()):
+        pts.sort()
+        ax.plot(*zip(*pts), marker="o", label=comp if comp == "empty" else f"MPIX_Pready ({comp})")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("threads in the block")
+    ax.set_ylabel("kernel time [us]")
+    ax.set_title("MPIX_Pready cost by aggregation level")
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out}/pready.png", dpi=120)
+    table("MPIX_Pready kernel time [us]", by["pready"], ["component", "param1", "value"])
+
+if by["doverhead"]:
+    table("device request overheads [us]", by["doverhead"], ["component", "param1", "value"])

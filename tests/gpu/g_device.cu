@@ -98,8 +98,9 @@ static int err_class(int rc)
 int main(int argc, char **argv)
 {
     int mode = M_AUTO, parts = 8, threads = 256, bpp = 1, pt = 2, epochs = 1000;
-    int kpoll = 0, recreate = 0, errors = 0, opt, rank, size, ndev = 0;
-    while ((opt = getopt(argc, argv, "m:p:t:b:v:e:krE")) != -1) {
+    int kpoll = 0, recreate = 0, errors = 0, late = 0, expect_copy = 0, opt, rank, size, ndev = 0;
+    const char *copy = NULL;
+    while ((opt = getopt(argc, argv, "m:p:t:b:v:e:krEc:CL")) != -1) {
         switch (opt) {
         case 'm':
             if (0 == strcmp(optarg, "auto")) mode = M_AUTO;
@@ -116,6 +117,9 @@ int main(int argc, char **argv)
         case 'k': kpoll = 1; break;
         case 'r': recreate = 1; break;
         case 'E': errors = 1; break;
+        case 'c': copy = optarg; break;
+        case 'C': expect_copy = 1; break;
+        case 'L': late = 1; break;
         default: return 2;
         }
     }
@@ -150,6 +154,7 @@ int main(int argc, char **argv)
     snprintf(thr, sizeof(thr), "%ld", (long) bpp * threads);
     T_MPI(MPI_Info_create(&info));
     T_MPI(MPI_Info_set(info, "mpix_pready_threads", thr));
+    if (copy) T_MPI(MPI_Info_set(info, "mpix_device_copy", copy));
     MPI_Request req[2];
     T_MPI(MPI_Psend_init(sbuf, parts, per_part, MPI_INT32_T, dst, 7, MPI_COMM_WORLD, info, &req[0]));
     T_MPI(MPI_Precv_init(rbuf, parts, per_part, MPI_INT32_T, src, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
@@ -172,9 +177,13 @@ int main(int argc, char **argv)
     for (int e = 1; e <= epochs; ++e) {
         CUDA(cudaMemset(rbuf, 0xff, bytes));
         CUDA(cudaDeviceSynchronize());
-        T_MPI(MPI_Startall(2, req));
+        /* -L: the sender's kernel runs before this side starts its receive
+         * and without MPIX_Pbuf_prepare; nothing may land in the receive
+         * buffer until MPI_Start. Epoch 1 sets up the device requests. */
+        int late_epoch = late && e > 1;
+        T_MPI(MPI_Startall(late_epoch ? 1 : 2, req));
         /* Contract: the peer's buffer is ready before a kernel may Pready. */
-        T_MPI(MPIX_Pbuf_prepare(&req[0]));
+        if (!late_epoch) T_MPI(MPIX_Pbuf_prepare(&req[0]));
         if (errors && 1 == e) {
             int cls = err_class(MPIX_Prequest_create(req[0], NULL));
             T_CHECK(MPI_ERR_ARG == cls, "create with NULL output: class %d", cls);
@@ -182,14 +191,29 @@ int main(int argc, char **argv)
         if (NULL == preq[0]) {
             T_MPI(MPIX_Prequest_create(req[0], &preq[0]));
             T_MPI(MPIX_Prequest_create(req[1], &preq[1]));
+            struct mpix_prequest_s d;
+            CUDA(cudaMemcpy(&d, preq[0], sizeof(d), cudaMemcpyDeviceToHost));
+            T_CHECK(!expect_copy || MPIX_PREQUEST_KERNEL_COPY == d.mechanism,
+                    "send device request uses mechanism %u, not kernel copy", d.mechanism);
         }
-        if (kpoll) {
+        /* Polling from epoch 2: the first transfer between two GPU buffers
+         * opens CUDA IPC mappings, which wait for running kernels of this
+         * context, a spinning MPIX_Parrived included. */
+        if (kpoll && e > 1) {
             poll_kernel<<<(parts + 127) / 128, 128, 0, pstream>>>(
                 rbuf, preq[1], parts, per_part, src, e, &dcount[0], &dcount[1]);
             CUDA(cudaGetLastError());
         }
         send_kernel<<<parts * bpp, threads, 0, sstream>>>(sbuf, preq[0], mode, bpp, pt, rank, e);
         CUDA(cudaGetLastError());
+        if (late_epoch) {
+            usleep(20000);
+            CUDA(cudaMemcpy(host.data(), rbuf, bytes, cudaMemcpyDeviceToHost));
+            long early = 0;
+            for (long j = 0; j < n; ++j) early += (-1 != host[j]);
+            T_CHECK(0 == early, "epoch %d: %ld values written before MPI_Start", e, early);
+            T_MPI(MPI_Start(&req[1]));
+        }
         T_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
         CUDA(cudaStreamSynchronize(sstream));
         CUDA(cudaStreamSynchronize(pstream));

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# GPU benchmarks of the device bindings, on a GPU node, in one run:
+#   bench/run-gpu.sh [OUTDIR]     (default bench/results/gpu-$(hostname -s))
+#   BENCH_QUICK=1                 fewer grid sizes
+# Goodput of vector add + transfer (traditional vs progress engine vs kernel
+# copy) over cuda_ipc and with UCX limited to TCP (standing for two nodes),
+# the cost of each MPIX_Pready level, and the device request overheads.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tools/env.sh"
+out=${1:-$here/bench/results/gpu-$(hostname -s)}
+mkdir -p "$out"
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+cuda=${CUDA_HOME:-/usr/local/cuda}
+"$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
+    -o "$build/b_device.o" "$here/bench/b_device.cu"
+mpicxx -o "$build/b_device" "$build/b_device.o" -L"$cuda/lib64" -lcudart
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+export OMPI_MCA_mca_base_component_show_load_errors=0
+if [ -n "${BENCH_QUICK:-}" ]; then
+    grids=1,16,256,4096; threads=1,32,1024
+else
+    grids=1,4,16,64,256,1024,4096,16384,65536,131072; threads=1,2,4,8,16,32,64,128,256,512,1024
+fi
+csv=$out/results.csv
+echo "bench,component,param1,param2,value,unit" > "$csv"
+rm -f "$out/errors.txt"
+limit=${BENCH_TIMEOUT:-240}
+run() { # label [mpirun args] -- b_device args
+    local label=$1; shift
+    BENCH_LABEL=$label timeout "$limit" mpirun -np 2 --bind-to none --mca part ucx "$@" |
+        tee -a "$csv" || echo "bench: $label $* failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
+}
+run nvlink "$build/b_device" overhead
+run nvlink "$build/b_device" pready "$threads"
+run nvlink "$build/b_device" goodput "$grids"
+run tcp -x UCX_TLS=tcp,cuda_copy,self --mca pml_ucx_tls any --mca pml_ucx_devices any \
+    "$build/b_device" goodput "$grids"
+{
+    echo "machine: $(hostname -s), $(nproc) cores, $(nvidia-smi -L | tr '\n' ';')"
+    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+} > "$out/machine.txt"
+py=
+for c in python3 /usr/bin/python3; do
+    if "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
+done
+if [ -n "$py" ]; then
+    "$py" "$here/bench/plot.py" "$csv" "$out" | tee "$out/tables.txt"
+else
+    echo "bench: matplotlib missing; plot with: bench/plot.py $csv $out"
+fi
