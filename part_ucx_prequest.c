@@ -93,14 +93,19 @@ void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
 }
 
-void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req)
+static void mca_part_ucx_dev_rtr_words(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
 {
-    volatile uint64_t *words = req->dev->epoch_block.addr;
+    volatile uint64_t *words = d->epoch_block.addr;
     uint64_t rtr = *(volatile uint64_t *) req->rtr_block.addr;
 
     if (words[1] != rtr) {
         words[1] = rtr; /* kernels waiting in MPIX_Pready may store now */
     }
+}
+
+void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_dev_rtr_words(req, req->dev);
 }
 
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
@@ -224,7 +229,7 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
     d->host.src = req->data;
     d->host.dst = dst;
     d->host.part_bytes = req->part_bytes;
-    mca_part_ucx_dev_rtr(req);
+    mca_part_ucx_dev_rtr_words(req, d);
     return OMPI_SUCCESS;
 }
 
