@@ -204,6 +204,7 @@ static void overhead(double *c)
         if (0 == rank) MPI_Pready_range(0, 7, req);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         for (int e = 0; e < 5; ++e) {
+            MPI_Barrier(MPI_COMM_WORLD);
             MPI_Start(&req);
             t = MPI_Wtime();
             MPIX_Pbuf_prepare(&req);

@@ -30,7 +30,7 @@ rm -f "$out/errors.txt"
 limit=${BENCH_TIMEOUT:-240}
 run() { # label [mpirun args] -- b_device args
     local label=$1; shift
-    BENCH_LABEL=$label timeout "$limit" mpirun -np 2 --bind-to none --mca part ucx "$@" |
+    BENCH_LABEL=$label timeout "$limit" mpirun -np 2 --bind-to none --mca part ucx "$@" | tr -d '\000' |
         tee -a "$csv" || echo "bench: $label $* failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
 }
 run nvlink "$build/b_device" overhead

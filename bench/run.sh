@@ -35,7 +35,7 @@ rm -f "$out/errors.txt"
 limit=${BENCH_TIMEOUT:-150}
 mpi() { # component [mpirun args...] -- b_part args...
     local comp=$1; shift
-    BENCH_COMPONENT=$comp timeout "$limit" mpirun -np 2 --bind-to none "$@" | tee -a "$csv" ||
+    BENCH_COMPONENT=$comp timeout "$limit" mpirun -np 2 --bind-to none "$@" | tr -d '\000' | tee -a "$csv" ||
         echo "bench: $comp $* failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
 }
 run() { # component b_part args...
