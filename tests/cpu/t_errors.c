@@ -42,9 +42,34 @@ int main(int argc, char **argv)
     EXPECT(MPI_Psend_init(buf, 4, 4, MPI_DATATYPE_NULL, 0, 1, MPI_COMM_WORLD,
                           MPI_INFO_NULL, &tmp), MPI_ERR_TYPE);
 
+    /* Info keys of the device bindings, and device requests made wrongly. */
+    MPI_Info info;
+    MPIX_Prequest preq = NULL;
+    T_MPI(MPI_Info_create(&info));
+    T_MPI(MPI_Info_set(info, "mpix_pready_threads", "0"));
+    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+           MPI_ERR_INFO_VALUE);
+    T_MPI(MPI_Info_set(info, "mpix_pready_threads", "32"));
+    T_MPI(MPI_Info_set(info, "mpix_device_copy", "sideways"));
+    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+           MPI_ERR_INFO_VALUE);
+    T_MPI(MPI_Info_set(info, "mpix_device_copy", "progress"));
+    T_MPI(MPI_Psend_init(buf, 4, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, info, &tmp));
+    EXPECT(MPIX_Prequest_create(tmp, &preq), MPI_ERR_REQUEST); /* not started */
+    T_CHECK(NULL == preq, "a failed MPIX_Prequest_create set its handle");
+    T_MPI(MPI_Start(&tmp));
+    EXPECT(MPIX_Prequest_create(tmp, NULL), MPI_ERR_ARG);
+    EXPECT(MPIX_Prequest_create(MPI_REQUEST_NULL, &preq), MPI_ERR_REQUEST);
+    EXPECT(MPIX_Prequest_free(&preq), MPI_ERR_ARG); /* no such device request */
+    EXPECT(MPIX_Prequest_free(NULL), MPI_ERR_ARG);
+    T_MPI(MPI_Wait(&tmp, MPI_STATUS_IGNORE));
+    T_MPI(MPI_Request_free(&tmp));
+    T_MPI(MPI_Info_free(&info));
+
     /* Non-partitioned requests are refused by the partitioned calls. */
     int flag = 0;
     T_MPI(MPI_Send_init(buf, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, &tmp));
+    EXPECT(MPIX_Prequest_create(tmp, &preq), MPI_ERR_REQUEST);
     EXPECT(MPI_Pready(0, tmp), MPI_ERR_REQUEST);
     EXPECT(MPI_Parrived(tmp, 0, &flag), MPI_ERR_REQUEST);
     MPI_Request_free(&tmp);
