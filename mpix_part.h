@@ -40,6 +40,23 @@ typedef struct mpix_prequest_s *MPIX_Prequest;
 int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *preq);
 int MPIX_Prequest_free(MPIX_Prequest *preq);
 
+/* Partitioned collectives (signatures of the partitioned-collectives
+ * proposal, Holmes et al., ExaMPI 2021): `partitions` partitions of `count`
+ * elements each. Every rank marks its contribution with MPI_Pready;
+ * MPI_Parrived on partition p is true once p's final result is in recvbuf
+ * (the buffer for bcast); MPIX_Pbuf_prepare synchronises the participants;
+ * MPI_Wait/MPI_Test complete the epoch. MPI_IN_PLACE as sendbuf is allowed.
+ * Only the root calls MPI_Pready in MPIX_Pbcast_init. Reductions assume a
+ * commutative op. */
+int MPIX_Pallreduce_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request);
+int MPIX_Preduce_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request);
+int MPIX_Pbcast_init(void *buffer, int partitions, int count, MPI_Datatype datatype, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

@@ -55,6 +55,12 @@ typedef enum {
     MCA_PART_UCX_DEVICE_COPY_KERNEL
 } mca_part_ucx_device_copy_t;
 
+typedef enum {
+    MCA_PART_UCX_ALLREDUCE_AUTO,
+    MCA_PART_UCX_ALLREDUCE_RING,
+    MCA_PART_UCX_ALLREDUCE_RD
+} mca_part_ucx_allreduce_t;
+
 typedef struct mca_part_ucx_component_t {
     mca_part_base_component_4_0_0_t super;
     int priority;
@@ -64,6 +70,8 @@ typedef struct mca_part_ucx_component_t {
     int parrived_progress_interval;
     int transfer;
     int device_copy;                /* mca_part_ucx_device_copy_t */
+    int allreduce_algorithm;        /* mca_part_ucx_allreduce_t */
+    int allreduce_small;            /* bytes per partition for recursive doubling */
 } mca_part_ucx_component_t;
 
 OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;

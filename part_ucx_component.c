@@ -48,6 +48,15 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .parrived_progress_interval = 64,
     .transfer = MCA_PART_UCX_TRANSFER_AUTO,
     .device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO,
+    .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
+    .allreduce_small = 4096,
+};
+
+static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
+    {MCA_PART_UCX_ALLREDUCE_AUTO, "auto"},
+    {MCA_PART_UCX_ALLREDUCE_RING, "ring"},
+    {MCA_PART_UCX_ALLREDUCE_RD, "recursive_doubling"},
+    {0, NULL}
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_device_copy_values[] = {
@@ -119,6 +128,23 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, copy_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_copy);
     OBJ_RELEASE(copy_enum);
+
+    mca_base_var_enum_t *ar_enum = NULL;
+    (void) mca_base_var_enum_create("part_ucx_allreduce_algorithm", mca_part_ucx_allreduce_values,
+                                    &ar_enum);
+    (void) mca_base_component_var_register(c, "allreduce_algorithm",
+        "Schedule of MPIX_Pallreduce_init: ring (reduce-scatter + allgather, "
+        "bandwidth-optimal), recursive_doubling (log2(n) whole-partition exchanges, "
+        "latency-optimal, power-of-two communicators only), or auto (recursive "
+        "doubling up to part_ucx_allreduce_small bytes per partition, ring above)",
+        MCA_BASE_VAR_TYPE_INT, ar_enum, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_algorithm);
+    OBJ_RELEASE(ar_enum);
+    (void) mca_base_component_var_register(c, "allreduce_small",
+        "Largest partition (bytes) for which the automatic MPIX_Pallreduce_init "
+        "schedule is recursive doubling",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_small);
 
     opal_common_ucx_mca_var_register(c);
     return OMPI_SUCCESS;

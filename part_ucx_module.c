@@ -18,6 +18,7 @@
 #include "part_ucx_ctrl.h"
 #include "part_ucx_mem.h"
 #include "part_ucx_request.h"
+#include "part_ucx_coll.h"
 
 mca_part_ucx_module_t mca_part_ucx_module = {
     .super = {
@@ -172,8 +173,9 @@ int mca_part_ucx_progress(void)
     for (item = m->active.next; item != &m->active; item = next) {
         next = item->next;
         req = PART_UCX_CONTAINER(item, mca_part_ucx_request_t, link);
-        done = (MCA_PART_UCX_SEND == req->kind) ? mca_part_ucx_send_progress(req)
-                                                 : mca_part_ucx_recv_progress(req);
+        done = (MCA_PART_UCX_SEND == req->kind)   ? mca_part_ucx_send_progress(req)
+               : (MCA_PART_UCX_RECV == req->kind) ? mca_part_ucx_recv_progress(req)
+                                                  : mca_part_ucx_coll_progress(req);
         if (done) {
             mca_part_ucx_link_remove(item);
             opal_atomic_add_fetch_32(&m->num_active, -1);

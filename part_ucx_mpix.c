@@ -16,6 +16,7 @@
 #include "mpix_part.h"
 #include "part_ucx.h"
 #include "part_ucx_request.h"
+#include "part_ucx_coll.h"
 
 static const char FUNC_NAME[] = "MPIX_Pbuf_prepare";
 
@@ -30,7 +31,7 @@ static bool mca_part_ucx_buf_ready(const mca_part_ucx_request_t *req)
     return true;
 }
 
-static int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
+int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
 {
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
 
@@ -41,6 +42,9 @@ static int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
     }
     if (req->proc_null) {
         return MPI_SUCCESS;
+    }
+    if (MCA_PART_UCX_COLL == req->kind) {
+        return mca_part_ucx_coll_prepare(req); /* every channel of this rank */
     }
     while (!mca_part_ucx_buf_ready(req) && MCA_PART_UCX_SETUP_FAILED != req->setup) {
         opal_progress();

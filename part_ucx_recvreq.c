@@ -16,6 +16,7 @@
 
 #include "part_ucx.h"
 #include "part_ucx_request.h"
+#include "part_ucx_coll.h"
 
 static opal_atomic_int32_t mca_part_ucx_parrived_busy;
 static opal_thread_local unsigned mca_part_ucx_parrived_misses;
@@ -66,7 +67,7 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
     size_t first, last, p;
     int interval;
 
-    if (MCA_PART_UCX_RECV != req->kind) {
+    if (MCA_PART_UCX_RECV != req->kind && MCA_PART_UCX_COLL != req->kind) {
         return MPI_ERR_REQUEST;
     }
     if (min_part > max_part || max_part >= req->parts) {
@@ -75,6 +76,9 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
     if (OMPI_REQUEST_ACTIVE != req->super.req_state || req->proc_null) {
         *flag = 1; /* inactive or MPI_PROC_NULL: nothing to wait for */
         return OMPI_SUCCESS;
+    }
+    if (MCA_PART_UCX_COLL == req->kind) {
+        return mca_part_ucx_coll_parrived(req, min_part, max_part, flag);
     }
     if (MCA_PART_UCX_SETUP_DONE == req->setup) {
         mca_part_ucx_overlap(req, min_part, max_part, &first, &last);

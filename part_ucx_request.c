@@ -14,6 +14,7 @@
 
 #include "part_ucx.h"
 #include "part_ucx_request.h"
+#include "part_ucx_coll.h"
 
 static int mca_part_ucx_request_free(ompi_request_t **request);
 static int mca_part_ucx_request_cancel(ompi_request_t *request, int complete);
@@ -49,7 +50,9 @@ int mca_part_ucx_check_args(size_t parts, size_t count, ompi_datatype_t *datatyp
     if (MPI_PROC_NULL != peer && ompi_comm_peer_invalid(comm, peer)) {
         return MPI_ERR_RANK;
     }
-    if (MPI_ANY_TAG == tag || tag < 0 || tag > mca_pml.pml_max_tag) {
+    if (mca_part_ucx_internal_init && MCA_PART_UCX_TAG_COLL == tag) {
+        /* a collective's channel */
+    } else if (MPI_ANY_TAG == tag || tag < 0 || tag > mca_pml.pml_max_tag) {
         return MPI_ERR_TAG;
     }
     if (0 == parts || parts > INT_MAX) {
@@ -148,8 +151,10 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
 
     if (MCA_PART_UCX_SEND == req->kind) {
         mca_part_ucx_send_release(req);
-    } else {
+    } else if (MCA_PART_UCX_RECV == req->kind) {
         mca_part_ucx_recv_release(req);
+    } else {
+        mca_part_ucx_coll_release(req);
     }
     mca_part_ucx_op_release(&req->ctrl_op);
     free(req->ctrl_msg);
@@ -255,8 +260,9 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
             mca_part_ucx_request_complete(req);
             continue;
         }
-        rc = (MCA_PART_UCX_SEND == req->kind) ? mca_part_ucx_send_start(req)
-                                               : mca_part_ucx_recv_start(req);
+        rc = (MCA_PART_UCX_SEND == req->kind)   ? mca_part_ucx_send_start(req)
+             : (MCA_PART_UCX_RECV == req->kind) ? mca_part_ucx_recv_start(req)
+                                                : mca_part_ucx_coll_start(req);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }

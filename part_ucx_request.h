@@ -22,7 +22,8 @@ BEGIN_C_DECLS
 
 typedef enum {
     MCA_PART_UCX_SEND,
-    MCA_PART_UCX_RECV
+    MCA_PART_UCX_RECV,
+    MCA_PART_UCX_COLL              /* a partitioned collective (part_ucx_coll.c) */
 } mca_part_ucx_kind_t;
 
 typedef enum {
@@ -69,6 +70,8 @@ struct mca_part_ucx_request_t {
 
     bool am;                        /* partitions move as active messages */
 
+    struct mca_part_ucx_coll_t *coll; /* MCA_PART_UCX_COLL: its schedule */
+
     /* Device bindings (MPIX_Prequest_create), NULL without. */
     struct mca_part_ucx_dev_t *dev;
     uint32_t pready_threads;        /* info "mpix_pready_threads": device calls per partition */
@@ -112,6 +115,8 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
                                ompi_datatype_t *datatype, int peer, int tag,
                                ompi_communicator_t *comm);
 int mca_part_ucx_start(size_t count, ompi_request_t **requests);
+/* MPIX_Pbuf_prepare of one request (part_ucx_mpix.c). */
+int mca_part_ucx_pbuf_prepare(ompi_request_t *request);
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
 void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);

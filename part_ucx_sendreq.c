@@ -14,6 +14,7 @@
 
 #include "part_ucx.h"
 #include "part_ucx_request.h"
+#include "part_ucx_coll.h"
 
 /* Every partition costs two puts (data, then flag) per epoch. */
 #define PART_UCX_SEND_OPS(_req) ((int64_t) (_req)->parts * 2)
@@ -269,11 +270,15 @@ int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *reques
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
     size_t p;
 
-    if (MCA_PART_UCX_SEND != req->kind || OMPI_REQUEST_ACTIVE != req->super.req_state) {
+    if ((MCA_PART_UCX_SEND != req->kind && MCA_PART_UCX_COLL != req->kind) ||
+        OMPI_REQUEST_ACTIVE != req->super.req_state) {
         return MPI_ERR_REQUEST;
     }
     if (min_part > max_part || max_part >= req->parts) {
         return MPI_ERR_ARG;
+    }
+    if (MCA_PART_UCX_COLL == req->kind) {
+        return mca_part_ucx_coll_pready(req, min_part, max_part);
     }
     for (p = min_part; p <= max_part; ++p) {
         if (!mca_part_ucx_mark_ready(req, p)) {

@@ -1,0 +1,395 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * The schedule engine of partitioned collectives: channels, steps, and the
+ * per-partition walk through them (seed 000, Algorithm 2), run by MPI_Pready
+ * (step 0), by MPI_Parrived and by the progress function.
+ */
+
+#include "ompi_config.h"
+
+#include "ompi/datatype/ompi_datatype.h"
+
+#include "part_ucx.h"
+#include "part_ucx_coll.h"
+
+opal_thread_local bool mca_part_ucx_internal_init = false;
+
+int mca_part_ucx_coll_chan(mca_part_ucx_coll_t *c, bool send, int peer, size_t off, size_t len,
+                           bool reduce)
+{
+    mca_part_ucx_chan_t *ch;
+
+    if (c->nchans == c->max_chans) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ch = &c->chans[c->nchans];
+    ch->send = send;
+    ch->reduce = reduce;
+    ch->peer = peer;
+    ch->off = off;
+    ch->len = len;
+    return c->nchans++;
+}
+
+/* A send that covers whole partitions goes zero-copy from the result
+ * buffer, possibly after MPI_Pready returned (it waits for the receiver);
+ * if a step at or after its own writes that buffer, it must be copied out
+ * when the partition enters its step. Chunk sends are packed then anyway. */
+static bool mca_part_ucx_needs_stage(const mca_part_ucx_coll_t *c, int chan)
+{
+    const mca_part_ucx_chan_t *ch = &c->chans[chan], *in;
+    int s, i, from = c->nsteps;
+
+    if (ch->off != 0 || ch->len != c->count) {
+        return false;
+    }
+    for (s = 0; s < c->nsteps && from == c->nsteps; ++s) {
+        for (i = 0; i < c->steps[s].nout; ++i) {
+            if (c->steps[s].out[i] == chan) {
+                from = s;
+            }
+        }
+    }
+    for (s = from; s < c->nsteps; ++s) {
+        for (i = 0; i < c->steps[s].nin; ++i) {
+            in = &c->chans[c->steps[s].in[i]];
+            if (in->off < ch->off + ch->len && ch->off < in->off + in->len) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t *ch)
+{
+    ompi_datatype_t *contig = NULL, *type = c->dtype;
+    size_t count = ch->len;
+    char *buf = c->acc + (ptrdiff_t) ch->off * c->extent;
+    int rc;
+
+    if (ch->reduce || ch->staged) {
+        /* Contiguous per partition: reduced into, or copied from, the result. */
+        ch->tmp = malloc(c->parts * ch->len * c->extent + 1);
+        if (NULL == ch->tmp) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        buf = ch->tmp;
+    } else if (ch->off != 0 || ch->len != c->count) {
+        /* A chunk of every partition: len elements, one partition apart. */
+        rc = ompi_datatype_create_contiguous((int) ch->len, c->dtype, &contig);
+        if (OMPI_SUCCESS == rc) {
+            rc = ompi_datatype_create_resized(contig, 0, (ptrdiff_t) c->count * c->extent, &type);
+        }
+        if (OMPI_SUCCESS == rc) {
+            rc = ompi_datatype_commit(&type);
+        }
+        if (NULL != contig) {
+            ompi_datatype_destroy(&contig);
+        }
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        count = 1;
+    }
+    mca_part_ucx_internal_init = true;
+    rc = ch->send ? mca_part_ucx_psend_init(buf, c->parts, count, type, ch->peer,
+                                            MCA_PART_UCX_TAG_COLL, c->comm, NULL, &ch->req)
+                  : mca_part_ucx_precv_init(buf, c->parts, count, type, ch->peer,
+                                            MCA_PART_UCX_TAG_COLL, c->comm, NULL, &ch->req);
+    mca_part_ucx_internal_init = false;
+    if (type != c->dtype) {
+        ompi_datatype_destroy(&type); /* the request holds its own reference */
+    }
+    if (OMPI_SUCCESS != rc) {
+        ch->req = NULL;
+    }
+    return rc;
+}
+
+int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
+{
+    int i, rc;
+
+    for (i = 0; i < c->nchans; ++i) {
+        c->chans[i].staged = c->chans[i].send && mca_part_ucx_needs_stage(c, i);
+    }
+    for (i = 0; i < c->nchans; ++i) {
+        rc = mca_part_ucx_coll_create(c, &c->chans[i]);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_coll_step(mca_part_ucx_coll_t *c)
+{
+    if (c->nsteps == c->max_steps) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    memset(&c->steps[c->nsteps], 0, sizeof(c->steps[0]));
+    return c->nsteps++;
+}
+
+void mca_part_ucx_step_out(mca_part_ucx_coll_t *c, int step, int chan)
+{
+    mca_part_ucx_step_t *s = &c->steps[step];
+
+    if (MCA_PART_UCX_NO_CHAN != chan) {
+        assert(s->nout < MCA_PART_UCX_COLL_MAX_FAN);
+        s->out[s->nout++] = chan;
+    }
+}
+
+void mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan)
+{
+    mca_part_ucx_step_t *s = &c->steps[step];
+
+    if (MCA_PART_UCX_NO_CHAN != chan) {
+        assert(s->nin < MCA_PART_UCX_COLL_MAX_FAN);
+        s->in[s->nin++] = chan;
+    }
+}
+
+/* Partition p enters step s: what it sends in this step goes now. */
+static int mca_part_ucx_coll_enter(mca_part_ucx_coll_t *c, size_t p, int s)
+{
+    mca_part_ucx_step_t *st = &c->steps[s];
+    int i, rc;
+
+    mca_part_ucx_chan_t *ch;
+
+    for (i = 0; i < st->nout; ++i) {
+        ch = &c->chans[st->out[i]];
+        if (ch->staged) {
+            rc = ompi_datatype_copy_content_same_ddt(c->dtype, ch->len,
+                                                     ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent,
+                                                     c->acc + (ptrdiff_t) (p * c->count) * c->extent);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+        }
+        rc = mca_part_ucx_pready(p, p, ch->req);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Walk partition p through every step whose inputs are there; the caller
+ * holds c->lock. */
+static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p)
+{
+    mca_part_ucx_step_t *st;
+    mca_part_ucx_chan_t *ch;
+    int s, i, flag, rc;
+
+    while ((s = c->state[p]) >= 0 && s < c->nsteps) {
+        st = &c->steps[s];
+        for (i = 0; i < st->nin; ++i) {
+            flag = 0;
+            rc = mca_part_ucx_parrived(p, p, &flag, c->chans[st->in[i]].req);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+            if (!flag) {
+                return OMPI_SUCCESS;
+            }
+        }
+        for (i = 0; i < st->nin; ++i) {
+            ch = &c->chans[st->in[i]];
+            if (ch->reduce && ch->len > 0) {
+                ompi_op_reduce(c->op, ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent,
+                               c->acc + (ptrdiff_t) (p * c->count + ch->off) * c->extent,
+                               (int) ch->len, c->dtype);
+            }
+        }
+        opal_atomic_wmb(); /* the result before the state that says so */
+        c->state[p] = s + 1;
+        if (s + 1 < c->nsteps) {
+            rc = mca_part_ucx_coll_enter(c, p, s + 1);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+        } else {
+            ++c->done;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Partition p starts: its data becomes the running result. */
+static int mca_part_ucx_coll_begin(mca_part_ucx_coll_t *c, size_t p)
+{
+    ptrdiff_t off = (ptrdiff_t) (p * c->count) * c->extent;
+    int rc;
+
+    if (NULL != c->sendbuf && c->sendbuf != c->acc) {
+        rc = ompi_datatype_copy_content_same_ddt(c->dtype, (size_t) c->count, c->acc + off,
+                                                 (char *) c->sendbuf + off);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    c->state[p] = 0;
+    if (0 == c->nsteps) {
+        ++c->done;
+        return OMPI_SUCCESS;
+    }
+    rc = mca_part_ucx_coll_enter(c, p, 0);
+    return (OMPI_SUCCESS == rc) ? mca_part_ucx_coll_advance(c, p) : rc;
+}
+
+int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_coll_t *c = req->coll;
+    ompi_request_t **reqs;
+    size_t p;
+    int i, rc = OMPI_SUCCESS;
+
+    reqs = malloc(sizeof(*reqs) * (c->nchans + 1));
+    if (NULL == reqs) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (i = 0; i < c->nchans; ++i) {
+        reqs[i] = c->chans[i].req;
+    }
+    OPAL_THREAD_LOCK(&c->lock);
+    c->done = 0;
+    for (p = 0; p < c->parts; ++p) {
+        c->state[p] = -1;
+    }
+    rc = mca_part_ucx_start(c->nchans, reqs);
+    for (p = 0; OMPI_SUCCESS == rc && !c->user_pready && p < c->parts; ++p) {
+        rc = mca_part_ucx_coll_begin(c, p); /* nothing of ours to wait for */
+    }
+    OPAL_THREAD_UNLOCK(&c->lock);
+    free(reqs);
+    return rc;
+}
+
+int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t last)
+{
+    mca_part_ucx_coll_t *c = req->coll;
+    int rc = OMPI_SUCCESS;
+    size_t p;
+
+    if (!c->user_pready) {
+        return MPI_ERR_REQUEST; /* this rank only receives (e.g. not the root) */
+    }
+    OPAL_THREAD_LOCK(&c->lock);
+    for (p = first; p <= last && OMPI_SUCCESS == rc; ++p) {
+        rc = (-1 != c->state[p]) ? MPI_ERR_ARG : mca_part_ucx_coll_begin(c, p);
+    }
+    OPAL_THREAD_UNLOCK(&c->lock);
+    return rc;
+}
+
+static bool mca_part_ucx_coll_done(const mca_part_ucx_coll_t *c, size_t first, size_t last)
+{
+    size_t p;
+
+    for (p = first; p <= last; ++p) {
+        if (c->state[p] != c->nsteps) {
+            return false;
+        }
+    }
+    return true;
+}
+
+int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t last, int *flag)
+{
+    mca_part_ucx_coll_t *c = req->coll;
+
+    if (!mca_part_ucx_coll_done(c, first, last)) {
+        (void) mca_part_ucx_progress(); /* steps move only through progress */
+    }
+    *flag = mca_part_ucx_coll_done(c, first, last);
+    if (*flag) {
+        opal_atomic_rmb();
+    }
+    return OMPI_SUCCESS;
+}
+
+bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_coll_t *c = req->coll;
+    mca_part_ucx_request_t *ch;
+    size_t p;
+    int i, rc = OMPI_SUCCESS;
+
+    if (0 != opal_mutex_trylock(&c->lock)) {
+        return false;
+    }
+    for (p = 0; p < c->parts && OMPI_SUCCESS == rc; ++p) {
+        rc = mca_part_ucx_coll_advance(c, p);
+    }
+    if (OMPI_SUCCESS != rc) {
+        req->error = (rc < 0) ? MPI_ERR_INTERN : rc;
+    }
+    if (c->done < c->parts && MPI_SUCCESS == req->error) {
+        opal_mutex_unlock(&c->lock);
+        return false;
+    }
+    for (i = 0; i < c->nchans; ++i) {
+        if (!REQUEST_COMPLETE(c->chans[i].req)) {
+            opal_mutex_unlock(&c->lock);
+            return false;
+        }
+    }
+    /* Our channels are never waited on by the user: make them startable. */
+    for (i = 0; i < c->nchans; ++i) {
+        ch = (mca_part_ucx_request_t *) c->chans[i].req;
+        if (MPI_SUCCESS != ch->error && MPI_SUCCESS == req->error) {
+            req->error = ch->error;
+        }
+        ch->super.req_state = OMPI_REQUEST_INACTIVE;
+    }
+    opal_mutex_unlock(&c->lock);
+    return true;
+}
+
+int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_coll_t *c = req->coll;
+    int i, rc = MPI_SUCCESS;
+
+    for (i = 0; i < c->nchans && MPI_SUCCESS == rc; ++i) {
+        rc = mca_part_ucx_pbuf_prepare(c->chans[i].req);
+    }
+    return rc;
+}
+
+void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_coll_t *c = req->coll;
+    int i;
+
+    if (NULL == c) {
+        return;
+    }
+    for (i = 0; i < c->nchans; ++i) {
+        if (NULL != c->chans[i].req) {
+            c->chans[i].req->req_state = OMPI_REQUEST_INACTIVE;
+            (void) ompi_request_free(&c->chans[i].req);
+        }
+        free(c->chans[i].tmp);
+    }
+    free(c->chans);
+    free(c->steps);
+    free((void *) c->state);
+    free(c->owned);
+    OBJ_DESTRUCT(&c->lock);
+    free(c);
+    req->coll = NULL;
+}

@@ -1,0 +1,96 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * Partitioned collectives on one schedule engine (seed 000, Algorithms 1
+ * and 2). A schedule, built once at init, is a list of steps; a step names
+ * outgoing channels (made ready when a partition enters the step) and
+ * incoming channels (waited on; reduced into the result or landed in
+ * place). A channel is one of our own partitioned point-to-point requests,
+ * so collectives move data with the same puts/messages and arrival flags.
+ * Every user partition walks the steps on its own, so partitions pipeline
+ * through the schedule. Adding a collective means writing a builder.
+ */
+
+#ifndef MCA_PART_UCX_COLL_H
+#define MCA_PART_UCX_COLL_H
+
+#include "part_ucx_request.h"
+
+#include "ompi/op/op.h"
+
+BEGIN_C_DECLS
+
+#define MCA_PART_UCX_COLL_MAX_FAN 32
+#define MCA_PART_UCX_NO_CHAN      INT_MAX /* an empty chunk: nothing to move */
+
+typedef struct mca_part_ucx_chan_t {
+    ompi_request_t *req;            /* internal partitioned request */
+    bool send;
+    bool reduce;                    /* receive: reduce into the result (else lands in place) */
+    bool staged;                    /* send: copied out at MPI_Pready (see commit) */
+    int peer;
+    char *tmp;                      /* reduce or staged: parts x len elements */
+    size_t off, len;                /* elements of each user partition it carries */
+} mca_part_ucx_chan_t;
+
+typedef struct mca_part_ucx_step_t {
+    int nout, nin;
+    int out[MCA_PART_UCX_COLL_MAX_FAN];
+    int in[MCA_PART_UCX_COLL_MAX_FAN];
+} mca_part_ucx_step_t;
+
+typedef struct mca_part_ucx_coll_t {
+    ompi_communicator_t *comm;
+    ompi_datatype_t *dtype;
+    ompi_op_t *op;                  /* NULL: no reduction */
+    const char *sendbuf;            /* NULL: in place or none */
+    char *acc;                      /* the result, user memory */
+    size_t parts, count;            /* user partitions, elements per partition */
+    ptrdiff_t extent;
+    bool user_pready;               /* this rank makes partitions ready (else at start) */
+
+    int nchans, nsteps, max_chans, max_steps;
+    mca_part_ucx_chan_t *chans;
+    mca_part_ucx_step_t *steps;
+
+    void *owned;                    /* result buffer of ranks that get none (reduce) */
+    volatile int *state;            /* per partition: step waited on, -1 before, nsteps done */
+    size_t done;                    /* partitions complete this epoch */
+    opal_mutex_t lock;
+} mca_part_ucx_coll_t;
+
+/* Builders (part_ucx_coll_sched.c) use these. */
+int mca_part_ucx_coll_chan(mca_part_ucx_coll_t *c, bool send, int peer, size_t off, size_t len,
+                           bool reduce);
+int mca_part_ucx_coll_step(mca_part_ucx_coll_t *c);
+/* After the builder: create the channels' requests, in declaration order. */
+int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c);
+void mca_part_ucx_step_out(mca_part_ucx_coll_t *c, int step, int chan);
+void mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan);
+
+int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, ompi_info_t *info);
+int mca_part_ucx_build_bcast(mca_part_ucx_coll_t *c, int root);
+int mca_part_ucx_build_reduce(mca_part_ucx_coll_t *c, int root);
+
+/* Hooks of the generic request code. */
+int mca_part_ucx_coll_start(mca_part_ucx_request_t *req);
+bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req);
+int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t last);
+int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t last, int *flag);
+int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req);
+void mca_part_ucx_coll_release(mca_part_ucx_request_t *req);
+
+/* Internal tags: only collectives' channels may use it (never a user's). */
+#define MCA_PART_UCX_TAG_COLL (-4096)
+extern opal_thread_local bool mca_part_ucx_internal_init;
+
+END_C_DECLS
+
+#endif /* MCA_PART_UCX_COLL_H */

@@ -1,0 +1,184 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * MPIX_ entry points of the partitioned collectives: argument checks, the
+ * collective request, and the builder that fills its schedule.
+ */
+
+#include "ompi_config.h"
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/errhandler/errhandler.h"
+#include "ompi/runtime/params.h"
+
+#include "mpix_part.h"
+#include "part_ucx.h"
+#include "part_ucx_coll.h"
+
+typedef enum { PART_UCX_ALLREDUCE, PART_UCX_REDUCE, PART_UCX_BCAST } mca_part_ucx_coll_kind_t;
+
+static int mca_part_ucx_coll_check(ompi_communicator_t *comm, int partitions, int count,
+                                   ompi_datatype_t *dtype, ompi_op_t *op, bool need_op, int root,
+                                   bool need_root, MPI_Request *request)
+{
+    if (!mca_part_ucx_module.initialized) {
+        return MPI_ERR_UNSUPPORTED_OPERATION; /* part/ucx is not the selected component */
+    }
+    if (ompi_comm_invalid(comm) || OMPI_COMM_IS_INTER(comm)) {
+        return MPI_ERR_COMM;
+    }
+    if (NULL == request || partitions <= 0) {
+        return MPI_ERR_ARG;
+    }
+    if (count < 0) {
+        return MPI_ERR_COUNT;
+    }
+    if (NULL == dtype || MPI_DATATYPE_NULL == dtype || !opal_datatype_is_committed(&dtype->super)) {
+        return MPI_ERR_TYPE;
+    }
+    if (need_op && (NULL == op || MPI_OP_NULL == op || !ompi_op_is_commute(op) ||
+                    !ompi_op_is_valid(op, dtype, NULL, "partitioned reduction"))) {
+        return MPI_ERR_OP;
+    }
+    if (need_root && (root < 0 || root >= ompi_comm_size(comm))) {
+        return MPI_ERR_ROOT;
+    }
+    return MPI_SUCCESS;
+}
+
+static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
+                                  void *recvbuf, int partitions, int count,
+                                  ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                                  ompi_communicator_t *comm, ompi_info_t *info,
+                                  ompi_request_t **request)
+{
+    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc;
+    mca_part_ucx_request_t *req;
+    mca_part_ucx_coll_t *c;
+    size_t type_size;
+    ptrdiff_t lb;
+
+    req = OBJ_NEW(mca_part_ucx_request_t);
+    c = calloc(1, sizeof(*c));
+    if (NULL == req || NULL == c) {
+        free(c);
+        if (NULL != req) {
+            OBJ_RELEASE(req);
+        }
+        return MPI_ERR_NO_MEM;
+    }
+    OMPI_REQUEST_INIT(&req->super, true);
+    req->super.req_mpi_object.comm = comm;
+    req->kind = MCA_PART_UCX_COLL;
+    req->comm = comm;
+    req->peer = rank;
+    req->datatype = dtype;
+    req->parts = (size_t) partitions;
+    req->count = (size_t) count;
+    req->error = MPI_SUCCESS;
+    req->coll = c;
+    OBJ_RETAIN(comm);
+    OMPI_DATATYPE_RETAIN(dtype);
+    ompi_datatype_type_size(dtype, &type_size);
+    ompi_datatype_get_extent(dtype, &lb, &req->extent);
+    req->total_bytes = type_size * req->count * req->parts;
+
+    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
+    c->comm = comm;
+    c->dtype = dtype;
+    c->op = op;
+    c->parts = req->parts;
+    c->count = req->count;
+    c->extent = req->extent;
+    c->acc = recvbuf;
+    c->sendbuf = (MPI_IN_PLACE == sendbuf) ? NULL : sendbuf;
+    c->user_pready = (PART_UCX_BCAST != kind) || (rank == root);
+    if (PART_UCX_REDUCE == kind && rank != root) {
+        /* Other ranks have no result buffer: keep the partial one here. */
+        c->owned = malloc(req->parts * req->count * req->extent + 1);
+        c->acc = c->owned;
+        if (NULL == c->sendbuf) {
+            c->sendbuf = recvbuf; /* MPI_IN_PLACE is the root's only */
+        }
+    }
+    c->max_chans = 4 * n + 64;
+    c->max_steps = 2 * n + 64;
+    c->chans = calloc(c->max_chans, sizeof(*c->chans));
+    c->steps = calloc(c->max_steps, sizeof(*c->steps));
+    c->state = calloc(req->parts, sizeof(*c->state));
+    if (NULL == c->chans || NULL == c->steps || NULL == c->state ||
+        (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
+        rc = MPI_ERR_NO_MEM;
+    } else if (PART_UCX_ALLREDUCE == kind) {
+        rc = mca_part_ucx_build_allreduce(c, info);
+    } else if (PART_UCX_REDUCE == kind) {
+        rc = mca_part_ucx_build_reduce(c, root);
+    } else {
+        rc = mca_part_ucx_build_bcast(c, root);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_commit(c);
+    }
+    if (OMPI_SUCCESS != rc) {
+        ompi_request_t *r = &req->super;
+        (void) r->req_free(&r);
+        return (rc < 0) ? MPI_ERR_INTERN : rc;
+    }
+    PART_UCX_VERBOSE(10, "collective %d on %d ranks: %d channels, %d steps, %d partitions",
+                     (int) kind, n, c->nchans, c->nsteps, partitions);
+    *request = &req->super;
+    return MPI_SUCCESS;
+}
+
+OMPI_DECLSPEC int MPIX_Pallreduce_init(const void *sendbuf, void *recvbuf, int partitions,
+                                       int count, MPI_Datatype datatype, MPI_Op op,
+                                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, op, true, 0, false,
+                                     request);
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_init(PART_UCX_ALLREDUCE, sendbuf, recvbuf, partitions, count,
+                                    datatype, op, 0, comm, info, request);
+    }
+    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
+                                   &ompi_mpi_comm_world.comm : comm,
+                           rc, "MPIX_Pallreduce_init");
+}
+
+OMPI_DECLSPEC int MPIX_Preduce_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request)
+{
+    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, op, true, root, true,
+                                     request);
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_init(PART_UCX_REDUCE, sendbuf, recvbuf, partitions, count,
+                                    datatype, op, root, comm, info, request);
+    }
+    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
+                                   &ompi_mpi_comm_world.comm : comm,
+                           rc, "MPIX_Preduce_init");
+}
+
+OMPI_DECLSPEC int MPIX_Pbcast_init(void *buffer, int partitions, int count,
+                                   MPI_Datatype datatype, int root, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request)
+{
+    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, NULL, false, root, true,
+                                     request);
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_init(PART_UCX_BCAST, NULL, buffer, partitions, count, datatype,
+                                    NULL, root, comm, info, request);
+    }
+    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
+                                   &ompi_mpi_comm_world.comm : comm,
+                           rc, "MPIX_Pbcast_init");
+}

@@ -1,0 +1,163 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * Schedule builders: each turns a collective into channels and steps of
+ * the engine (part_ucx_coll.c) and nothing else. Channels between a pair
+ * of ranks are created in the same order on both, which is what matches
+ * them (one internal tag, MPI ordering).
+ */
+
+#include "ompi_config.h"
+
+#include "opal/util/info.h"
+#include "ompi/info/info.h"
+
+#include "part_ucx.h"
+#include "part_ucx_coll.h"
+
+#define CHECK(_x)                                                                          \
+    do {                                                                                   \
+        int _rc = (_x);                                                                    \
+        if (_rc < 0) {                                                                     \
+            return _rc;                                                                    \
+        }                                                                                  \
+    } while (0)
+
+/* Element range of chunk k when a partition's count elements split n ways. */
+static void mca_part_ucx_chunk(size_t count, int n, int k, size_t *off, size_t *len)
+{
+    size_t a = count * (size_t) k / (size_t) n, b = count * (size_t) (k + 1) / (size_t) n;
+
+    *off = a;
+    *len = b - a;
+}
+
+/* A channel, or MCA_PART_UCX_NO_CHAN when the chunk is empty. */
+static int mca_part_ucx_chan_opt(mca_part_ucx_coll_t *c, bool send, int peer, size_t off,
+                                 size_t len, bool reduce)
+{
+    return (0 == len) ? MCA_PART_UCX_NO_CHAN : mca_part_ucx_coll_chan(c, send, peer, off, len, reduce);
+}
+
+/* Algorithm 1: ring reduce-scatter then ring allgather of the n chunks of
+ * every partition; 2(n-1) steps, bandwidth-optimal. */
+static int mca_part_ucx_allreduce_ring(mca_part_ucx_coll_t *c, int rank, int n)
+{
+    int right = (rank + 1) % n, left = (rank - 1 + n) % n, s, st, ch;
+    size_t off, len;
+
+    for (s = 0; s < n - 1; ++s) {
+        CHECK(st = mca_part_ucx_coll_step(c));
+        mca_part_ucx_chunk(c->count, n, (rank - s + n) % n, &off, &len);
+        CHECK(ch = mca_part_ucx_chan_opt(c, true, right, off, len, false));
+        mca_part_ucx_step_out(c, st, ch);
+        mca_part_ucx_chunk(c->count, n, (rank - s - 1 + 2 * n) % n, &off, &len);
+        CHECK(ch = mca_part_ucx_chan_opt(c, false, left, off, len, true));
+        mca_part_ucx_step_in(c, st, ch);
+    }
+    for (s = 0; s < n - 1; ++s) {
+        CHECK(st = mca_part_ucx_coll_step(c));
+        mca_part_ucx_chunk(c->count, n, (rank + 1 - s + n) % n, &off, &len);
+        CHECK(ch = mca_part_ucx_chan_opt(c, true, right, off, len, false));
+        mca_part_ucx_step_out(c, st, ch);
+        mca_part_ucx_chunk(c->count, n, (rank - s + n) % n, &off, &len);
+        CHECK(ch = mca_part_ucx_chan_opt(c, false, left, off, len, false));
+        mca_part_ucx_step_in(c, st, ch);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Recursive doubling (n a power of two): log2(n) exchanges of the whole
+ * partition; latency-optimal for small data. */
+static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
+{
+    int mask, st, ch;
+
+    for (mask = 1; mask < n; mask <<= 1) {
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_chan_opt(c, true, rank ^ mask, 0, c->count, false));
+        mca_part_ucx_step_out(c, st, ch);
+        CHECK(ch = mca_part_ucx_chan_opt(c, false, rank ^ mask, 0, c->count, true));
+        mca_part_ucx_step_in(c, st, ch);
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, ompi_info_t *info)
+{
+    int rank = ompi_comm_rank(c->comm), n = ompi_comm_size(c->comm);
+    int alg = mca_part_ucx_component.allreduce_algorithm;
+    size_t type_size;
+
+    (void) info;
+    if (MCA_PART_UCX_ALLREDUCE_AUTO == alg) {
+        ompi_datatype_type_size(c->dtype, &type_size);
+        alg = (0 == (n & (n - 1)) &&
+               type_size * c->count <= (size_t) mca_part_ucx_component.allreduce_small)
+                  ? MCA_PART_UCX_ALLREDUCE_RD
+                  : MCA_PART_UCX_ALLREDUCE_RING;
+    }
+    if (MCA_PART_UCX_ALLREDUCE_RD == alg && 0 != (n & (n - 1))) {
+        alg = MCA_PART_UCX_ALLREDUCE_RING; /* needs a power of two */
+    }
+    return (MCA_PART_UCX_ALLREDUCE_RD == alg) ? mca_part_ucx_allreduce_rd(c, rank, n)
+                                              : mca_part_ucx_allreduce_ring(c, rank, n);
+}
+
+/* Binomial tree from the root: receive from the parent, then send to the
+ * children, largest subtree first. */
+int mca_part_ucx_build_bcast(mca_part_ucx_coll_t *c, int root)
+{
+    int rank = ompi_comm_rank(c->comm), n = ompi_comm_size(c->comm);
+    int vrank = (rank - root + n) % n, mask = 1, st, ch;
+
+    while (mask < n && 0 == (vrank & mask)) {
+        mask <<= 1;
+    }
+    if (0 != vrank) {
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_coll_chan(c, false, ((vrank - mask) + root) % n, 0, c->count,
+                                          false));
+        mca_part_ucx_step_in(c, st, ch);
+    }
+    CHECK(st = mca_part_ucx_coll_step(c));
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vrank + mask < n) {
+            CHECK(ch = mca_part_ucx_coll_chan(c, true, (vrank + mask + root) % n, 0, c->count,
+                                              false));
+            mca_part_ucx_step_out(c, st, ch);
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Binomial tree to the root: reduce the children's partial results, then
+ * send ours to the parent. */
+int mca_part_ucx_build_reduce(mca_part_ucx_coll_t *c, int root)
+{
+    int rank = ompi_comm_rank(c->comm), n = ompi_comm_size(c->comm);
+    int vrank = (rank - root + n) % n, mask, st, ch;
+
+    CHECK(st = mca_part_ucx_coll_step(c));
+    for (mask = 1; mask < n && 0 == (vrank & mask); mask <<= 1) {
+        if (vrank + mask < n) {
+            CHECK(ch = mca_part_ucx_coll_chan(c, false, (vrank + mask + root) % n, 0, c->count,
+                                              true));
+            mca_part_ucx_step_in(c, st, ch);
+        }
+    }
+    if (0 != vrank) {
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_coll_chan(c, true, ((vrank - mask) + root) % n, 0, c->count,
+                                          false));
+        mca_part_ucx_step_out(c, st, ch);
+    }
+    return OMPI_SUCCESS;
+}

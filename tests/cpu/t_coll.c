@@ -1,0 +1,159 @@
+/* Partitioned collectives against their ordinary MPI counterparts on the
+ * same data, every epoch, with values that depend on rank, epoch, partition
+ * and element and a random MPI_Pready order on every rank.
+ *   -c allreduce|reduce|bcast  -p PARTS  -n COUNT per partition  -e EPOCHS
+ *   -t int|double  -o sum|max|min|prod  -r ROOT  -i (MPI_IN_PLACE)
+ *   -w (poll MPI_Parrived on every partition before MPI_Wait)  -E errors */
+#include "../tutil.h"
+#include <mpix_part.h>
+#include <unistd.h>
+
+enum { C_ALLREDUCE, C_REDUCE, C_BCAST };
+
+static int cls(int rc)
+{
+    int c = rc;
+    if (MPI_SUCCESS != rc) MPI_Error_class(rc, &c);
+    return c;
+}
+
+/* Small integer values, so that every reduction order gives the same
+ * double and products stay exact. */
+static int value(int rank, int epoch, int part, long idx, int prod)
+{
+    int v = t_value(rank, epoch, part, idx) & 0xff;
+    return prod ? 1 + (v & 1) : v - 100;
+}
+
+int main(int argc, char **argv)
+{
+    int coll = C_ALLREDUCE, parts = 8, count = 64, epochs = 100, root = 0, inplace = 0;
+    int dbl = 0, poll = 0, errors = 0, opt, rank, size;
+    MPI_Op op = MPI_SUM;
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:iwE")) != -1) {
+        switch (opt) {
+        case 'c': coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST : C_ALLREDUCE; break;
+        case 'p': parts = atoi(optarg); break;
+        case 'n': count = atoi(optarg); break;
+        case 'e': epochs = atoi(optarg); break;
+        case 't': dbl = !strcmp(optarg, "double"); break;
+        case 'o': op = !strcmp(optarg, "max") ? MPI_MAX : !strcmp(optarg, "min") ? MPI_MIN
+                       : !strcmp(optarg, "prod") ? MPI_PROD : MPI_SUM; break;
+        case 'r': root = atoi(optarg); break;
+        case 'i': inplace = 1; break;
+        case 'w': poll = 1; break;
+        case 'E': errors = 1; break;
+        default: return 2;
+        }
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    root %= size;
+    if (errors) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype type = dbl ? MPI_DOUBLE : MPI_INT;
+    size_t esz = dbl ? sizeof(double) : sizeof(int), n = (size_t) parts * count;
+    char *sbuf = calloc(n + 1, esz), *rbuf = calloc(n + 1, esz), *ref = calloc(n + 1, esz);
+    int *order = malloc(sizeof(int) * parts);
+    unsigned seed = 1234u + 77u * rank;
+    MPI_Request req;
+
+    if (C_ALLREDUCE == coll) {
+        T_MPI(MPIX_Pallreduce_init(inplace ? MPI_IN_PLACE : sbuf, rbuf, parts, count, type, op,
+                                   MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    } else if (C_REDUCE == coll) {
+        T_MPI(MPIX_Preduce_init(inplace && rank == root ? MPI_IN_PLACE : sbuf, rbuf, parts,
+                                count, type, op, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    } else {
+        T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    }
+    int prod = (MPI_PROD == op);
+    for (int e = 1; e <= epochs; ++e) {
+        /* This epoch's contribution (in rbuf when in place or bcast). */
+        char *mine = ((inplace && (C_REDUCE != coll || rank == root)) || C_BCAST == coll) ? rbuf : sbuf;
+        for (size_t j = 0; j < n; ++j) {
+            int v = value(rank, e, (int) (j / count), (long) j, prod);
+            if (dbl) ((double *) mine)[j] = v;
+            else ((int *) mine)[j] = v;
+            if (mine != rbuf) {
+                if (dbl) ((double *) rbuf)[j] = -7777;
+                else ((int *) rbuf)[j] = -7777;
+            }
+        }
+        /* The reference, with the ordinary collective on the same data. */
+        if (C_ALLREDUCE == coll) {
+            T_MPI(MPI_Allreduce(mine, ref, (int) n, type, op, MPI_COMM_WORLD));
+        } else if (C_REDUCE == coll) {
+            T_MPI(MPI_Reduce(mine, ref, (int) n, type, op, root, MPI_COMM_WORLD));
+        } else {
+            memcpy(ref, mine, n * esz);
+            T_MPI(MPI_Bcast(ref, (int) n, type, root, MPI_COMM_WORLD));
+            if (rank != root) memset(rbuf, 0x5a, n * esz); /* must be overwritten */
+        }
+        T_MPI(MPI_Start(&req));
+        if (errors && 1 == e) {
+            int c = cls(MPI_Pready(parts, req));
+            T_CHECK(MPI_ERR_ARG == c, "MPI_Pready out of range gave class %d", c);
+        }
+        if (C_BCAST != coll || rank == root) {
+            for (int p = 0; p < parts; ++p) order[p] = p;
+            t_shuffle(order, parts, &seed);
+            for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req));
+            if (errors && 1 == e) {
+                int c = cls(MPI_Pready(0, req));
+                T_CHECK(MPI_ERR_ARG == c, "second MPI_Pready of a partition gave class %d", c);
+            }
+        } else if (errors && 1 == e) {
+            int c = cls(MPI_Pready(0, req));
+            T_CHECK(MPI_ERR_REQUEST == c, "MPI_Pready by a bcast receiver gave class %d", c);
+        }
+        int check = (C_REDUCE != coll) || rank == root;
+        if (poll && check) {
+            for (int p = 0; p < parts; ++p) order[p] = p;
+            t_shuffle(order, parts, &seed);
+            for (int i = 0; i < parts; ++i) {
+                int p = order[i], flag = 0;
+                while (!flag) T_MPI(MPI_Parrived(req, p, &flag));
+                /* the partition's result is final once it has arrived */
+                T_CHECK(0 == memcmp(rbuf + (size_t) p * count * esz, ref + (size_t) p * count * esz,
+                                    count * esz), "epoch %d: partition %d wrong at arrival", e, p);
+            }
+        }
+        T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        if (check) {
+            for (size_t j = 0; j < n; ++j) {
+                int ok = dbl ? ((double *) rbuf)[j] == ((double *) ref)[j]
+                             : ((int *) rbuf)[j] == ((int *) ref)[j];
+                if (!ok) {
+                    T_CHECK(0, "epoch %d element %zu (partition %zu): %g != %g", e, j, j / count,
+                            dbl ? ((double *) rbuf)[j] : ((int *) rbuf)[j],
+                            dbl ? ((double *) ref)[j] : ((int *) ref)[j]);
+                    break;
+                }
+            }
+        }
+        if (t_failures > 20) break;
+    }
+    if (errors) {
+        MPI_Request bad;
+        int c = cls(MPIX_Pallreduce_init(sbuf, rbuf, 0, count, type, op, MPI_COMM_WORLD,
+                                         MPI_INFO_NULL, &bad));
+        T_CHECK(MPI_ERR_ARG == c, "0 partitions gave class %d", c);
+        c = cls(MPIX_Pbcast_init(rbuf, parts, count, type, size, MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
+        T_CHECK(MPI_ERR_ROOT == c, "root out of range gave class %d", c);
+        c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, MPI_OP_NULL, MPI_COMM_WORLD,
+                                     MPI_INFO_NULL, &bad));
+        T_CHECK(MPI_ERR_OP == c, "MPI_OP_NULL gave class %d", c);
+        T_MPI(MPI_Start(&req));
+        c = cls(MPI_Request_free(&req));
+        T_CHECK(MPI_ERR_REQUEST == c, "freeing an active collective gave class %d", c);
+        if (C_BCAST != coll || rank == root) T_MPI(MPI_Pready_range(0, parts - 1, req));
+        T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    T_MPI(MPI_Request_free(&req));
+    free(sbuf);
+    free(rbuf);
+    free(ref);
+    free(order);
+    return t_finish("t_coll");
+}
