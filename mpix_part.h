@@ -56,6 +56,15 @@ int MPIX_Preduce_init(const void *sendbuf, void *recvbuf, int partitions, int co
                       MPI_Request *request);
 int MPIX_Pbcast_init(void *buffer, int partitions, int count, MPI_Datatype datatype, int root,
                      MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/* Blocks are rank-major, each `partitions` x `count` elements; partition p
+ * of the result has arrived once partition p of every block has (this
+ * version: one count and type for send and receive; alltoall not in place). */
+int MPIX_Pallgather_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                         MPI_Datatype datatype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request);
+int MPIX_Palltoall_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                        MPI_Datatype datatype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request);
 
 #if defined(c_plusplus) || defined(__cplusplus)
 }

@@ -48,8 +48,8 @@ static bool mca_part_ucx_needs_stage(const mca_part_ucx_coll_t *c, int chan)
     const mca_part_ucx_chan_t *ch = &c->chans[chan], *in;
     int s, i, from = c->nsteps;
 
-    if (ch->off != 0 || ch->len != c->count) {
-        return false;
+    if (ch->from_send || ch->len != c->count) {
+        return false; /* user send buffer, or packed chunk */
     }
     for (s = 0; s < c->nsteps && from == c->nsteps; ++s) {
         for (i = 0; i < c->steps[s].nout; ++i) {
@@ -73,7 +73,7 @@ static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t 
 {
     ompi_datatype_t *contig = NULL, *type = c->dtype;
     size_t count = ch->len;
-    char *buf = c->acc + (ptrdiff_t) ch->off * c->extent;
+    char *buf = (ch->from_send ? (char *) c->sendbuf : c->acc) + (ptrdiff_t) ch->off * c->extent;
     int rc;
 
     if (ch->reduce || ch->staged) {
@@ -83,7 +83,7 @@ static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t 
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
         buf = ch->tmp;
-    } else if (ch->off != 0 || ch->len != c->count) {
+    } else if (ch->len != c->count) {
         /* A chunk of every partition: len elements, one partition apart. */
         rc = ompi_datatype_create_contiguous((int) ch->len, c->dtype, &contig);
         if (OMPI_SUCCESS == rc) {
@@ -173,7 +173,7 @@ static int mca_part_ucx_coll_enter(mca_part_ucx_coll_t *c, size_t p, int s)
         if (ch->staged) {
             rc = ompi_datatype_copy_content_same_ddt(c->dtype, ch->len,
                                                      ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent,
-                                                     c->acc + (ptrdiff_t) (p * c->count) * c->extent);
+                                                     c->acc + (ptrdiff_t) (ch->off + p * c->count) * c->extent);
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
@@ -234,9 +234,11 @@ static int mca_part_ucx_coll_begin(mca_part_ucx_coll_t *c, size_t p)
     ptrdiff_t off = (ptrdiff_t) (p * c->count) * c->extent;
     int rc;
 
-    if (NULL != c->sendbuf && c->sendbuf != c->acc) {
-        rc = ompi_datatype_copy_content_same_ddt(c->dtype, (size_t) c->count, c->acc + off,
-                                                 (char *) c->sendbuf + off);
+    if (NULL != c->sendbuf && (c->sendbuf != c->acc || c->own_src != c->own_dst)) {
+        rc = ompi_datatype_copy_content_same_ddt(c->dtype, (size_t) c->count,
+                                                 c->acc + (ptrdiff_t) c->own_dst * c->extent + off,
+                                                 (char *) c->sendbuf +
+                                                     (ptrdiff_t) c->own_src * c->extent + off);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }

@@ -35,9 +35,11 @@ typedef struct mca_part_ucx_chan_t {
     bool send;
     bool reduce;                    /* receive: reduce into the result (else lands in place) */
     bool staged;                    /* send: copied out at MPI_Pready (see commit) */
+    bool from_send;                 /* send: straight from the user's send buffer */
     int peer;
     char *tmp;                      /* reduce or staged: parts x len elements */
-    size_t off, len;                /* elements of each user partition it carries */
+    size_t off, len;                /* element offset (partition 0) and elements per partition;
+                                     * partition p is at off + p * count */
 } mca_part_ucx_chan_t;
 
 typedef struct mca_part_ucx_step_t {
@@ -51,6 +53,7 @@ typedef struct mca_part_ucx_coll_t {
     ompi_datatype_t *dtype;
     ompi_op_t *op;                  /* NULL: no reduction */
     const char *sendbuf;            /* NULL: in place or none */
+    size_t own_src, own_dst;        /* elements: where MPI_Pready copies our own part from/to */
     char *acc;                      /* the result, user memory */
     size_t parts, count;            /* user partitions, elements per partition */
     ptrdiff_t extent;
@@ -78,6 +81,8 @@ void mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan);
 int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, ompi_info_t *info);
 int mca_part_ucx_build_bcast(mca_part_ucx_coll_t *c, int root);
 int mca_part_ucx_build_reduce(mca_part_ucx_coll_t *c, int root);
+int mca_part_ucx_build_allgather(mca_part_ucx_coll_t *c);
+int mca_part_ucx_build_alltoall(mca_part_ucx_coll_t *c);
 
 /* Hooks of the generic request code. */
 int mca_part_ucx_coll_start(mca_part_ucx_request_t *req);

@@ -23,7 +23,13 @@
 #include "part_ucx.h"
 #include "part_ucx_coll.h"
 
-typedef enum { PART_UCX_ALLREDUCE, PART_UCX_REDUCE, PART_UCX_BCAST } mca_part_ucx_coll_kind_t;
+typedef enum {
+    PART_UCX_ALLREDUCE,
+    PART_UCX_REDUCE,
+    PART_UCX_BCAST,
+    PART_UCX_ALLGATHER,
+    PART_UCX_ALLTOALL
+} mca_part_ucx_coll_kind_t;
 
 static int mca_part_ucx_coll_check(ompi_communicator_t *comm, int partitions, int count,
                                    ompi_datatype_t *dtype, ompi_op_t *op, bool need_op, int root,
@@ -101,6 +107,13 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     c->acc = recvbuf;
     c->sendbuf = (MPI_IN_PLACE == sendbuf) ? NULL : sendbuf;
     c->user_pready = (PART_UCX_BCAST != kind) || (rank == root);
+    if (PART_UCX_ALLGATHER == kind || PART_UCX_ALLTOALL == kind) {
+        /* Our own block of the result: from our send buffer (allgather) or
+         * from our block of it (alltoall). */
+        c->own_dst = (size_t) rank * req->parts * req->count;
+        c->own_src = (PART_UCX_ALLTOALL == kind) ? c->own_dst : 0;
+        req->total_bytes *= (size_t) n;
+    }
     if (PART_UCX_REDUCE == kind && rank != root) {
         /* Other ranks have no result buffer: keep the partial one here. */
         c->owned = malloc(req->parts * req->count * req->extent + 1);
@@ -121,6 +134,10 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         rc = mca_part_ucx_build_allreduce(c, info);
     } else if (PART_UCX_REDUCE == kind) {
         rc = mca_part_ucx_build_reduce(c, root);
+    } else if (PART_UCX_ALLGATHER == kind) {
+        rc = mca_part_ucx_build_allgather(c);
+    } else if (PART_UCX_ALLTOALL == kind) {
+        rc = mca_part_ucx_build_alltoall(c);
     } else {
         rc = mca_part_ucx_build_bcast(c, root);
     }
@@ -181,4 +198,37 @@ OMPI_DECLSPEC int MPIX_Pbcast_init(void *buffer, int partitions, int count,
     OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
                                    &ompi_mpi_comm_world.comm : comm,
                            rc, "MPIX_Pbcast_init");
+}
+
+OMPI_DECLSPEC int MPIX_Pallgather_init(const void *sendbuf, void *recvbuf, int partitions,
+                                       int count, MPI_Datatype datatype, MPI_Comm comm,
+                                       MPI_Info info, MPI_Request *request)
+{
+    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, NULL, false, 0, false,
+                                     request);
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_init(PART_UCX_ALLGATHER, sendbuf, recvbuf, partitions, count,
+                                    datatype, NULL, 0, comm, info, request);
+    }
+    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
+                                   &ompi_mpi_comm_world.comm : comm,
+                           rc, "MPIX_Pallgather_init");
+}
+
+OMPI_DECLSPEC int MPIX_Palltoall_init(const void *sendbuf, void *recvbuf, int partitions,
+                                      int count, MPI_Datatype datatype, MPI_Comm comm,
+                                      MPI_Info info, MPI_Request *request)
+{
+    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, NULL, false, 0, false,
+                                     request);
+    if (MPI_SUCCESS == rc && MPI_IN_PLACE == sendbuf) {
+        rc = MPI_ERR_ARG; /* blocks would be overwritten while still to be sent */
+    }
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_init(PART_UCX_ALLTOALL, sendbuf, recvbuf, partitions, count,
+                                    datatype, NULL, 0, comm, info, request);
+    }
+    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
+                                   &ompi_mpi_comm_world.comm : comm,
+                           rc, "MPIX_Palltoall_init");
 }

@@ -161,3 +161,45 @@ int mca_part_ucx_build_reduce(mca_part_ucx_coll_t *c, int root)
     }
     return OMPI_SUCCESS;
 }
+
+/* Ring: in step s every rank passes on the block it received in step s-1
+ * (its own first); blocks are rank-major, each parts x count elements. */
+int mca_part_ucx_build_allgather(mca_part_ucx_coll_t *c)
+{
+    int rank = ompi_comm_rank(c->comm), n = ompi_comm_size(c->comm), s, st, ch;
+    int right = (rank + 1) % n, left = (rank - 1 + n) % n;
+    size_t block = c->parts * c->count;
+
+    for (s = 0; s < n - 1; ++s) {
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_chan_opt(c, true, right, ((rank - s + n) % n) * block, c->count,
+                                         false));
+        mca_part_ucx_step_out(c, st, ch);
+        CHECK(ch = mca_part_ucx_chan_opt(c, false, left, ((rank - s - 1 + n) % n) * block,
+                                         c->count, false));
+        mca_part_ucx_step_in(c, st, ch);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Pairwise exchange: in step s, block (rank + s) goes to rank + s straight
+ * from the send buffer and block (rank - s) comes from rank - s. */
+int mca_part_ucx_build_alltoall(mca_part_ucx_coll_t *c)
+{
+    int rank = ompi_comm_rank(c->comm), n = ompi_comm_size(c->comm), s, st, ch, to, from;
+    size_t block = c->parts * c->count;
+
+    for (s = 1; s < n; ++s) {
+        to = (rank + s) % n;
+        from = (rank - s + n) % n;
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_chan_opt(c, true, to, to * block, c->count, false));
+        if (MCA_PART_UCX_NO_CHAN != ch) {
+            c->chans[ch].from_send = true;
+        }
+        mca_part_ucx_step_out(c, st, ch);
+        CHECK(ch = mca_part_ucx_chan_opt(c, false, from, from * block, c->count, false));
+        mca_part_ucx_step_in(c, st, ch);
+    }
+    return OMPI_SUCCESS;
+}

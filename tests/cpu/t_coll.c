@@ -1,14 +1,14 @@
 /* Partitioned collectives against their ordinary MPI counterparts on the
  * same data, every epoch, with values that depend on rank, epoch, partition
  * and element and a random MPI_Pready order on every rank.
- *   -c allreduce|reduce|bcast  -p PARTS  -n COUNT per partition  -e EPOCHS
+ *   -c allreduce|reduce|bcast|allgather|alltoall  -p PARTS  -n COUNT per partition  -e EPOCHS
  *   -t int|double  -o sum|max|min|prod  -r ROOT  -i (MPI_IN_PLACE)
  *   -w (poll MPI_Parrived on every partition before MPI_Wait)  -E errors */
 #include "../tutil.h"
 #include <mpix_part.h>
 #include <unistd.h>
 
-enum { C_ALLREDUCE, C_REDUCE, C_BCAST };
+enum { C_ALLREDUCE, C_REDUCE, C_BCAST, C_ALLGATHER, C_ALLTOALL };
 
 static int cls(int rc)
 {
@@ -32,7 +32,11 @@ int main(int argc, char **argv)
     MPI_Op op = MPI_SUM;
     while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:iwE")) != -1) {
         switch (opt) {
-        case 'c': coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST : C_ALLREDUCE; break;
+        case 'c':
+            coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
+                   : !strcmp(optarg, "allgather") ? C_ALLGATHER
+                   : !strcmp(optarg, "alltoall") ? C_ALLTOALL : C_ALLREDUCE;
+            break;
         case 'p': parts = atoi(optarg); break;
         case 'n': count = atoi(optarg); break;
         case 'e': epochs = atoi(optarg); break;
@@ -52,8 +56,12 @@ int main(int argc, char **argv)
     root %= size;
     if (errors) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Datatype type = dbl ? MPI_DOUBLE : MPI_INT;
+    /* n: elements of our contribution, rn: of the result (blocks per rank
+     * for allgather and alltoall; alltoall sends a block to every rank). */
+    int blocks = (C_ALLGATHER == coll || C_ALLTOALL == coll) ? size : 1;
     size_t esz = dbl ? sizeof(double) : sizeof(int), n = (size_t) parts * count;
-    char *sbuf = calloc(n + 1, esz), *rbuf = calloc(n + 1, esz), *ref = calloc(n + 1, esz);
+    size_t sn = (C_ALLTOALL == coll) ? n * size : n, rn = n * blocks;
+    char *sbuf = calloc(sn + 1, esz), *rbuf = calloc(rn + 1, esz), *ref = calloc(rn + 1, esz);
     int *order = malloc(sizeof(int) * parts);
     unsigned seed = 1234u + 77u * rank;
     MPI_Request req;
@@ -64,6 +72,11 @@ int main(int argc, char **argv)
     } else if (C_REDUCE == coll) {
         T_MPI(MPIX_Preduce_init(inplace && rank == root ? MPI_IN_PLACE : sbuf, rbuf, parts,
                                 count, type, op, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    } else if (C_ALLGATHER == coll) {
+        T_MPI(MPIX_Pallgather_init(inplace ? MPI_IN_PLACE : sbuf, rbuf, parts, count, type,
+                                   MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    } else if (C_ALLTOALL == coll) {
+        T_MPI(MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
     } else {
         T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
     }
@@ -71,20 +84,26 @@ int main(int argc, char **argv)
     for (int e = 1; e <= epochs; ++e) {
         /* This epoch's contribution (in rbuf when in place or bcast). */
         char *mine = ((inplace && (C_REDUCE != coll || rank == root)) || C_BCAST == coll) ? rbuf : sbuf;
-        for (size_t j = 0; j < n; ++j) {
-            int v = value(rank, e, (int) (j / count), (long) j, prod);
-            if (dbl) ((double *) mine)[j] = v;
-            else ((int *) mine)[j] = v;
-            if (mine != rbuf) {
-                if (dbl) ((double *) rbuf)[j] = -7777;
-                else ((int *) rbuf)[j] = -7777;
-            }
+        /* in-place allgather: our block of the result is our contribution */
+        size_t moff = (C_ALLGATHER == coll && inplace) ? (size_t) rank * n : 0;
+        for (size_t j = 0; j < rn; ++j) {
+            if (dbl) ((double *) rbuf)[j] = -7777;
+            else ((int *) rbuf)[j] = -7777;
+        }
+        for (size_t j = 0; j < sn; ++j) {
+            int v = value(rank, e, (int) ((j % n) / count), (long) j, prod);
+            if (dbl) ((double *) mine)[moff + j] = v;
+            else ((int *) mine)[moff + j] = v;
         }
         /* The reference, with the ordinary collective on the same data. */
         if (C_ALLREDUCE == coll) {
             T_MPI(MPI_Allreduce(mine, ref, (int) n, type, op, MPI_COMM_WORLD));
         } else if (C_REDUCE == coll) {
             T_MPI(MPI_Reduce(mine, ref, (int) n, type, op, root, MPI_COMM_WORLD));
+        } else if (C_ALLGATHER == coll) {
+            T_MPI(MPI_Allgather(mine + moff * esz, (int) n, type, ref, (int) n, type, MPI_COMM_WORLD));
+        } else if (C_ALLTOALL == coll) {
+            T_MPI(MPI_Alltoall(mine, (int) n, type, ref, (int) n, type, MPI_COMM_WORLD));
         } else {
             memcpy(ref, mine, n * esz);
             T_MPI(MPI_Bcast(ref, (int) n, type, root, MPI_COMM_WORLD));
@@ -114,18 +133,22 @@ int main(int argc, char **argv)
             for (int i = 0; i < parts; ++i) {
                 int p = order[i], flag = 0;
                 while (!flag) T_MPI(MPI_Parrived(req, p, &flag));
-                /* the partition's result is final once it has arrived */
-                T_CHECK(0 == memcmp(rbuf + (size_t) p * count * esz, ref + (size_t) p * count * esz,
-                                    count * esz), "epoch %d: partition %d wrong at arrival", e, p);
+                /* the partition's result is final once it has arrived, in
+                 * every block */
+                for (int b = 0; b < blocks; ++b) {
+                    size_t at = ((size_t) b * n + (size_t) p * count) * esz;
+                    T_CHECK(0 == memcmp(rbuf + at, ref + at, count * esz),
+                            "epoch %d: partition %d block %d wrong at arrival", e, p, b);
+                }
             }
         }
         T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
         if (check) {
-            for (size_t j = 0; j < n; ++j) {
+            for (size_t j = 0; j < rn; ++j) {
                 int ok = dbl ? ((double *) rbuf)[j] == ((double *) ref)[j]
                              : ((int *) rbuf)[j] == ((int *) ref)[j];
                 if (!ok) {
-                    T_CHECK(0, "epoch %d element %zu (partition %zu): %g != %g", e, j, j / count,
+                    T_CHECK(0, "epoch %d element %zu (partition %zu): %g != %g", e, j, (j % n) / count,
                             dbl ? ((double *) rbuf)[j] : ((int *) rbuf)[j],
                             dbl ? ((double *) ref)[j] : ((int *) ref)[j]);
                     break;
