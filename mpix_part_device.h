@@ -81,8 +81,20 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
         /* the receiver has not started this epoch: its buffer is not ours */
     }
     if (0 == (((uintptr_t) s | (uintptr_t) d | n) & 15)) {
-        for (i = rank; i < n / 16; i += size) {
-            ((uint4 *) d)[i] = ((const uint4 *) s)[i];
+        const uint4 *s16 = (const uint4 *) s;
+        uint4 *d16 = (uint4 *) d;
+        uint64_t n16 = n / 16;
+        /* four loads in flight before their stores: a few lanes cover a
+         * large partition over a link with microsecond latency */
+        for (i = rank; i + 3 * (uint64_t) size < n16; i += 4 * (uint64_t) size) {
+            uint4 v0 = s16[i], v1 = s16[i + size], v2 = s16[i + 2 * size], v3 = s16[i + 3 * size];
+            d16[i] = v0;
+            d16[i + size] = v1;
+            d16[i + 2 * size] = v2;
+            d16[i + 3 * size] = v3;
+        }
+        for (; i < n16; i += size) {
+            d16[i] = s16[i];
         }
     } else {
         for (i = rank; i < n; i += size) {
