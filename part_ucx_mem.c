@@ -18,6 +18,7 @@
 #define PART_UCX_CHUNK_SIZE (1024 * 1024)
 #define PART_UCX_MIN_BLOCK  64
 #define PART_UCX_CLASSES    48
+#define PART_UCX_MAPPED_CHUNK_SIZE (256 * 1024)
 
 struct mca_part_ucx_chunk_t {
     mca_part_ucx_chunk_t *next;
@@ -28,7 +29,12 @@ struct mca_part_ucx_chunk_t {
     void *rkey;
     size_t rkey_len;
     bool device_mapped;             /* registered with the accelerator */
+    int pool;                       /* PART_UCX_POOL_* */
 };
+
+/* UCX-allocated chunks (remotely written words) and private pinned chunks
+ * mapped for the GPU (words kernels read or write). */
+enum { PART_UCX_POOL_UCX, PART_UCX_POOL_MAPPED, PART_UCX_POOLS };
 
 /* Free blocks of each power-of-two size, linked through their first word. */
 typedef struct mca_part_ucx_free_t {
@@ -36,8 +42,8 @@ typedef struct mca_part_ucx_free_t {
     mca_part_ucx_chunk_t *chunk;
 } mca_part_ucx_free_t;
 
-static mca_part_ucx_chunk_t *mca_part_ucx_chunks;
-static mca_part_ucx_free_t *mca_part_ucx_free_lists[PART_UCX_CLASSES];
+static mca_part_ucx_chunk_t *mca_part_ucx_chunks[PART_UCX_POOLS];
+static mca_part_ucx_free_t *mca_part_ucx_free_lists[PART_UCX_POOLS][PART_UCX_CLASSES];
 
 static int mca_part_ucx_size_class(size_t size, size_t *rounded)
 {
@@ -86,13 +92,39 @@ static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new(size_t need)
     }
     chunk->base = attr.address;
     chunk->size = attr.length;
-    chunk->next = mca_part_ucx_chunks;
-    mca_part_ucx_chunks = chunk;
+    chunk->pool = PART_UCX_POOL_UCX;
     PART_UCX_VERBOSE(5, "registered control chunk of %zu bytes", chunk->size);
     return chunk;
 }
 
-int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block)
+/* Private pages: the accelerator can pin them, where it may refuse UCX's
+ * shared-memory chunks (cuMemHostRegister does on some nodes). */
+static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new_mapped(size_t need)
+{
+    size_t page = (size_t) sysconf(_SC_PAGESIZE);
+    size_t size = (need > PART_UCX_MAPPED_CHUNK_SIZE) ? need : PART_UCX_MAPPED_CHUNK_SIZE;
+    mca_part_ucx_chunk_t *chunk = calloc(1, sizeof(*chunk));
+    void *addr = NULL;
+
+    size = (size + page - 1) / page * page;
+    if (NULL == chunk || 0 != posix_memalign(&addr, page, size)) {
+        free(chunk);
+        return NULL;
+    }
+    if (OPAL_SUCCESS != opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, addr, size)) {
+        free(addr);
+        free(chunk);
+        return NULL;
+    }
+    chunk->base = addr;
+    chunk->size = size;
+    chunk->device_mapped = true;
+    chunk->pool = PART_UCX_POOL_MAPPED;
+    PART_UCX_VERBOSE(5, "pinned chunk of %zu bytes mapped for the GPU", size);
+    return chunk;
+}
+
+static int mca_part_ucx_pool_alloc(int pool, size_t size, mca_part_ucx_block_t *block)
 {
     mca_part_ucx_free_t *f;
     mca_part_ucx_chunk_t *chunk;
@@ -102,19 +134,25 @@ int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block)
     if (c >= PART_UCX_CLASSES) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    f = mca_part_ucx_free_lists[c];
+    f = mca_part_ucx_free_lists[pool][c];
     if (NULL != f) {
-        mca_part_ucx_free_lists[c] = f->next;
+        mca_part_ucx_free_lists[pool][c] = f->next;
         block->addr = f;
         block->chunk = f->chunk;
     } else {
-        for (chunk = mca_part_ucx_chunks; NULL != chunk; chunk = chunk->next) {
+        for (chunk = mca_part_ucx_chunks[pool]; NULL != chunk; chunk = chunk->next) {
             if (chunk->size - chunk->used >= rounded) {
                 break;
             }
         }
-        if (NULL == chunk && NULL == (chunk = mca_part_ucx_chunk_new(rounded))) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
+        if (NULL == chunk) {
+            chunk = (PART_UCX_POOL_UCX == pool) ? mca_part_ucx_chunk_new(rounded)
+                                                : mca_part_ucx_chunk_new_mapped(rounded);
+            if (NULL == chunk) {
+                return OMPI_ERR_OUT_OF_RESOURCE;
+            }
+            chunk->next = mca_part_ucx_chunks[pool];
+            mca_part_ucx_chunks[pool] = chunk;
         }
         block->addr = chunk->base + chunk->used;
         block->chunk = chunk;
@@ -125,29 +163,17 @@ int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block)
     return OMPI_SUCCESS;
 }
 
+int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block)
+{
+    return mca_part_ucx_pool_alloc(PART_UCX_POOL_UCX, size, block);
+}
+
 /* Words only this process writes, read by GPU kernels or written by them
  * (device requests, receive flags of GPU buffers, which the am transfer
- * sets locally). Private pages: the accelerator can pin them, where it may
- * refuse UCX's shared-memory chunks. */
+ * sets locally). */
 int mca_part_ucx_block_alloc_mapped(size_t size, mca_part_ucx_block_t *block)
 {
-    size_t page = (size_t) sysconf(_SC_PAGESIZE);
-    size_t rounded = (size + page - 1) / page * page;
-    void *addr = NULL;
-
-    if (0 != posix_memalign(&addr, page, rounded)) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    memset(addr, 0, rounded);
-    if (OPAL_SUCCESS != opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, addr,
-                                                       rounded)) {
-        free(addr);
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    block->addr = addr;
-    block->size = rounded;
-    block->chunk = NULL;
-    return OMPI_SUCCESS;
+    return mca_part_ucx_pool_alloc(PART_UCX_POOL_MAPPED, size, block);
 }
 
 void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
@@ -159,23 +185,17 @@ void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
     if (NULL == f) {
         return;
     }
-    if (NULL == block->chunk) { /* mca_part_ucx_block_alloc_mapped */
-        (void) opal_accelerator.host_unregister(MCA_ACCELERATOR_NO_DEVICE_ID, block->addr);
-        free(block->addr);
-        block->addr = NULL;
-        return;
-    }
     c = mca_part_ucx_size_class(block->size, &rounded);
     f->chunk = block->chunk;
-    f->next = mca_part_ucx_free_lists[c];
-    mca_part_ucx_free_lists[c] = f;
+    f->next = mca_part_ucx_free_lists[block->chunk->pool][c];
+    mca_part_ucx_free_lists[block->chunk->pool][c] = f;
     block->addr = NULL;
 }
 
 const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len)
 {
-    if (NULL == block->chunk) {
-        *len = 0; /* not remotely accessible */
+    if (NULL == block->chunk->rkey) {
+        *len = 0; /* mapped pool: not remotely accessible */
         return NULL;
     }
     *len = block->chunk->rkey_len;
@@ -187,7 +207,7 @@ int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
     mca_part_ucx_chunk_t *chunk = block->chunk;
     int rc;
 
-    if (NULL == chunk || chunk->device_mapped) {
+    if (chunk->device_mapped) {
         return OMPI_SUCCESS;
     }
     rc = opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base, chunk->size);
@@ -202,15 +222,22 @@ int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
 void mca_part_ucx_mem_fini(void)
 {
     mca_part_ucx_chunk_t *chunk;
+    int pool;
 
-    while (NULL != (chunk = mca_part_ucx_chunks)) {
-        mca_part_ucx_chunks = chunk->next;
-        if (chunk->device_mapped) {
-            (void) opal_accelerator.host_unregister(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base);
+    for (pool = 0; pool < PART_UCX_POOLS; ++pool) {
+        while (NULL != (chunk = mca_part_ucx_chunks[pool])) {
+            mca_part_ucx_chunks[pool] = chunk->next;
+            if (chunk->device_mapped) {
+                (void) opal_accelerator.host_unregister(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base);
+            }
+            if (PART_UCX_POOL_UCX == pool) {
+                ucp_rkey_buffer_release(chunk->rkey);
+                ucp_mem_unmap(mca_part_ucx_module.context, chunk->memh);
+            } else {
+                free(chunk->base);
+            }
+            free(chunk);
         }
-        ucp_rkey_buffer_release(chunk->rkey);
-        ucp_mem_unmap(mca_part_ucx_module.context, chunk->memh);
-        free(chunk);
     }
     memset(mca_part_ucx_free_lists, 0, sizeof(mca_part_ucx_free_lists));
 }

@@ -32,8 +32,8 @@ typedef struct mca_part_ucx_block_t {
 
 /* Zeroed, 64-byte aligned; the caller holds the module lock. */
 int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block);
-/* Zeroed, page aligned, pinned and mapped for the GPU; local use only (no
- * rkey). No lock needed. */
+/* Zeroed, 64-byte aligned, pinned and mapped for the GPU (at the same
+ * address); local use only, no rkey. The caller holds the module lock. */
 int mca_part_ucx_block_alloc_mapped(size_t size, mca_part_ucx_block_t *block);
 /* Either kind of block. */
 void mca_part_ucx_block_free(mca_part_ucx_block_t *block);

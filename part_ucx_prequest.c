@@ -152,10 +152,7 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
         return;
     }
     if (NULL != d->dptr) {
-        (void) opal_accelerator.mem_release(d->dev_id, d->dptr);
-    }
-    if (NULL != d->host.counters) {
-        (void) opal_accelerator.mem_release(d->dev_id, d->host.counters);
+        (void) opal_accelerator.mem_release(d->dev_id, d->dptr); /* counters included */
     }
     OPAL_THREAD_LOCK(&m->lock);
     mca_part_ucx_block_free(&d->ready_block);
@@ -166,40 +163,37 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
     req->dev = NULL;
 }
 
-/* Device memory for the counters and the request itself, filled from
- * host copies. */
+/* One device allocation, filled by one copy: the request, then (send)
+ * its counters. Counters only grow: epochs before this one count as
+ * complete, so the calls of this epoch bring them to epoch * threshold. */
 static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t epoch)
 {
-    size_t cbytes = parts * sizeof(unsigned long long), p;
-    unsigned long long *init;
+    size_t head = (sizeof(d->host) + 63) & ~(size_t) 63, p;
+    size_t cbytes = (MPIX_PREQUEST_SEND == d->host.kind) ? parts * sizeof(unsigned long long) : 0;
+    unsigned long long *counters;
+    char *image, *dmem = NULL;
     int rc;
 
-    if (MPIX_PREQUEST_SEND == d->host.kind) {
-        /* Counters only grow: epochs before this one count as complete,
-         * so the calls of this epoch bring them to epoch * threshold. */
-        init = malloc(cbytes);
-        for (p = 0; NULL != init && p < parts; ++p) {
-            init[p] = (unsigned long long) (epoch - 1) * d->host.threshold;
-        }
-        rc = (NULL == init) ? OPAL_ERR_OUT_OF_RESOURCE
-                            : opal_accelerator.mem_alloc(d->dev_id, (void **) &d->host.counters,
-                                                         cbytes);
-        if (OPAL_SUCCESS == rc) {
-            rc = opal_accelerator.mem_copy(d->dev_id, MCA_ACCELERATOR_NO_DEVICE_ID,
-                                           d->host.counters, init, cbytes,
-                                           MCA_ACCELERATOR_TRANSFER_HTOD);
-        }
-        free(init);
-        if (OPAL_SUCCESS != rc) {
-            return rc;
-        }
+    image = calloc(1, head + cbytes);
+    if (NULL == image) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    rc = opal_accelerator.mem_alloc(d->dev_id, (void **) &d->dptr, sizeof(d->host));
-    if (OPAL_SUCCESS != rc) {
-        return rc;
+    rc = opal_accelerator.mem_alloc(d->dev_id, (void **) &dmem, head + cbytes);
+    if (OPAL_SUCCESS == rc) {
+        d->dptr = (struct mpix_prequest_s *) dmem;
+        if (cbytes > 0) {
+            d->host.counters = (unsigned long long *) (dmem + head);
+            counters = (unsigned long long *) (image + head);
+            for (p = 0; p < parts; ++p) {
+                counters[p] = (unsigned long long) (epoch - 1) * d->host.threshold;
+            }
+        }
+        memcpy(image, &d->host, sizeof(d->host));
+        rc = opal_accelerator.mem_copy(d->dev_id, MCA_ACCELERATOR_NO_DEVICE_ID, dmem, image,
+                                       head + cbytes, MCA_ACCELERATOR_TRANSFER_HTOD);
     }
-    return opal_accelerator.mem_copy(d->dev_id, MCA_ACCELERATOR_NO_DEVICE_ID, d->dptr, &d->host,
-                                     sizeof(d->host), MCA_ACCELERATOR_TRANSFER_HTOD);
+    free(image);
+    return rc;
 }
 
 /* Kernel copy where the receiver offered its GPU buffer and cuda_ipc maps
@@ -262,14 +256,14 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.threshold = req->pready_threads;
     d->host.total_bytes = req->total_bytes;
 
+    OPAL_THREAD_LOCK(&m->lock);
     rc = mca_part_ucx_block_alloc_mapped(2 * sizeof(uint64_t), &d->epoch_block);
     if (OMPI_SUCCESS == rc && send) {
         rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t), &d->ready_block);
     } else if (OMPI_SUCCESS == rc && !req->proc_null) {
-        OPAL_THREAD_LOCK(&m->lock); /* flags of a host buffer: a shared chunk */
-        rc = mca_part_ucx_block_device_map(&req->flags_block);
-        OPAL_THREAD_UNLOCK(&m->lock);
+        rc = mca_part_ucx_block_device_map(&req->flags_block); /* no-op for GPU buffers */
     }
+    OPAL_THREAD_UNLOCK(&m->lock);
     d->host.ready = d->ready_block.addr;
     d->host.arrived = req->proc_null ? NULL : req->flags_block.addr;
     d->host.epoch = d->epoch_block.addr;
