@@ -36,7 +36,8 @@
 
 enum {
     MPIX_PREQUEST_SEND = 1,
-    MPIX_PREQUEST_RECV = 2
+    MPIX_PREQUEST_RECV = 2,
+    MPIX_PREQUEST_COLL = 3          /* a partitioned collective: Pready and Parrived */
 };
 
 enum {
@@ -47,7 +48,7 @@ enum {
 /* Lives in GPU memory; written once by MPIX_Prequest_create. */
 struct mpix_prequest_s {
     uint32_t magic;
-    uint32_t kind;                  /* MPIX_PREQUEST_SEND or _RECV */
+    uint32_t kind;                  /* MPIX_PREQUEST_SEND, _RECV or _COLL */
     uint32_t mechanism;
     uint32_t parts;                 /* this side's partitions */
     uint32_t remote_parts;          /* receive: the sender's partitions */

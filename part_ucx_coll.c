@@ -17,8 +17,12 @@
 
 #include "ompi/datatype/ompi_datatype.h"
 
+#include "opal/mca/accelerator/accelerator.h"
+#include "opal/util/show_help.h"
+
 #include "part_ucx.h"
 #include "part_ucx_coll.h"
+#include "part_ucx_device_plugin.h"
 
 opal_thread_local bool mca_part_ucx_internal_init = false;
 
@@ -69,6 +73,29 @@ static bool mca_part_ucx_needs_stage(const mca_part_ucx_coll_t *c, int chan)
     return false;
 }
 
+/* Scratch memory of a channel, on the GPU where the collective's buffers are. */
+void *mca_part_ucx_coll_alloc(mca_part_ucx_coll_t *c, size_t bytes)
+{
+    void *ptr = NULL;
+
+    if (!c->device) {
+        return malloc(bytes + 1);
+    }
+    return (OPAL_SUCCESS == opal_accelerator.mem_alloc(MCA_ACCELERATOR_NO_DEVICE_ID, &ptr,
+                                                       bytes + 1)) ? ptr : NULL;
+}
+
+static void mca_part_ucx_coll_free(mca_part_ucx_coll_t *c, void *ptr)
+{
+    if (NULL != ptr) {
+        if (c->device) {
+            (void) opal_accelerator.mem_release(MCA_ACCELERATOR_NO_DEVICE_ID, ptr);
+        } else {
+            free(ptr);
+        }
+    }
+}
+
 static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t *ch)
 {
     ompi_datatype_t *contig = NULL, *type = c->dtype;
@@ -76,9 +103,9 @@ static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t 
     char *buf = (ch->from_send ? (char *) c->sendbuf : c->acc) + (ptrdiff_t) ch->off * c->extent;
     int rc;
 
-    if (ch->reduce || ch->staged) {
-        /* Contiguous per partition: reduced into, or copied from, the result. */
-        ch->tmp = malloc(c->parts * ch->len * c->extent + 1);
+    if (ch->reduce || ch->staged || ch->bounce) {
+        /* Contiguous per partition: reduced into, copied from or into the result. */
+        ch->tmp = mca_part_ucx_coll_alloc(c, c->parts * ch->len * c->extent);
         if (NULL == ch->tmp) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
@@ -117,10 +144,15 @@ static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t 
 
 int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
 {
+    mca_part_ucx_chan_t *ch;
     int i, rc;
 
     for (i = 0; i < c->nchans; ++i) {
-        c->chans[i].staged = c->chans[i].send && mca_part_ucx_needs_stage(c, i);
+        ch = &c->chans[i];
+        /* GPU memory is moved contiguously: chunks go through tmp. */
+        ch->staged = ch->send && (mca_part_ucx_needs_stage(c, i) ||
+                                  (c->device && !ch->from_send && ch->len != c->count));
+        ch->bounce = !ch->send && !ch->reduce && c->device && ch->len != c->count;
     }
     for (i = 0; i < c->nchans; ++i) {
         rc = mca_part_ucx_coll_create(c, &c->chans[i]);
@@ -129,6 +161,39 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
         }
     }
     return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c, bool reduction)
+{
+    size_t p;
+
+    c->gpu = mca_part_ucx_device();
+    if (NULL == c->gpu) {
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (!ompi_datatype_is_contiguous_memory_layout(c->dtype, 2)) {
+        return MPI_ERR_TYPE; /* GPU buffers: contiguous types only */
+    }
+    c->dtk = mca_part_ucx_device_dt(c->dtype);
+    c->opk = reduction ? mca_part_ucx_device_op(c->op) : 0;
+    if (reduction && (c->dtk < 0 || c->opk < 0)) {
+        opal_show_help("help-part-ucx.txt", "device op", true, c->op->o_name,
+                       c->dtype->name);
+        return MPI_ERR_OP;
+    }
+    c->events = calloc(c->parts, sizeof(*c->events));
+    if (NULL == c->events) {
+        return MPI_ERR_NO_MEM;
+    }
+    if (0 != c->gpu->stream_create(&c->stream)) {
+        return MPI_ERR_INTERN;
+    }
+    for (p = 0; p < c->parts; ++p) {
+        if (0 != c->gpu->event_create(&c->events[p])) {
+            return MPI_ERR_INTERN;
+        }
+    }
+    return MPI_SUCCESS;
 }
 
 int mca_part_ucx_coll_step(mca_part_ucx_coll_t *c)
@@ -160,25 +225,69 @@ void mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan)
     }
 }
 
-/* Partition p enters step s: what it sends in this step goes now. */
-static int mca_part_ucx_coll_enter(mca_part_ucx_coll_t *c, size_t p, int s)
+/* Whether step s sends anything from a copy. */
+static bool mca_part_ucx_coll_stages(const mca_part_ucx_coll_t *c, int s)
+{
+    int i;
+
+    for (i = 0; i < c->steps[s].nout; ++i) {
+        if (c->chans[c->steps[s].out[i]].staged) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Element copy within the collective's memory (GPU: on its stream). */
+static int mca_part_ucx_coll_copy(mca_part_ucx_coll_t *c, char *dst, const char *src, size_t n)
+{
+    if (c->device) {
+        return (0 == c->gpu->copy(dst, src, n * (size_t) c->extent, c->stream)) ? OMPI_SUCCESS
+                                                                                : OMPI_ERROR;
+    }
+    return ompi_datatype_copy_content_same_ddt(c->dtype, n, dst, (char *) src);
+}
+
+/* Step s's sends of partition p that go from a copy: make the copies. */
+static int mca_part_ucx_coll_stage(mca_part_ucx_coll_t *c, size_t p, int s)
 {
     mca_part_ucx_step_t *st = &c->steps[s];
-    int i, rc;
-
     mca_part_ucx_chan_t *ch;
+    int i, rc;
 
     for (i = 0; i < st->nout; ++i) {
         ch = &c->chans[st->out[i]];
         if (ch->staged) {
-            rc = ompi_datatype_copy_content_same_ddt(c->dtype, ch->len,
-                                                     ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent,
-                                                     c->acc + (ptrdiff_t) (ch->off + p * c->count) * c->extent);
+            rc = mca_part_ucx_coll_copy(c, ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent,
+                                        c->acc + (ptrdiff_t) (ch->off + p * c->count) * c->extent,
+                                        ch->len);
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
         }
-        rc = mca_part_ucx_pready(p, p, ch->req);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Partition p is in state t (its data for t is in place): it sends what
+ * step t sends, or is done. */
+static int mca_part_ucx_coll_arrive(mca_part_ucx_coll_t *c, size_t p, int t, uint64_t epoch)
+{
+    mca_part_ucx_step_t *st;
+    int i, rc;
+
+    opal_atomic_wmb(); /* the result before the state that says so */
+    c->state[p] = t;
+    if (t == c->nsteps) {
+        ++c->done;
+        if (NULL != c->done_words) {
+            c->done_words[p] = epoch; /* kernels' MPIX_Parrived */
+        }
+        return OMPI_SUCCESS;
+    }
+    st = &c->steps[t];
+    for (i = 0; i < st->nout; ++i) {
+        rc = mca_part_ucx_pready(p, p, c->chans[st->out[i]].req);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -186,15 +295,54 @@ static int mca_part_ucx_coll_enter(mca_part_ucx_coll_t *c, size_t p, int s)
     return OMPI_SUCCESS;
 }
 
+/* After the copies and reductions for state t were issued: on the GPU,
+ * state t is taken when they have run (mca_part_ucx_coll_advance). */
+static int mca_part_ucx_coll_reach(mca_part_ucx_coll_t *c, size_t p, int t, uint64_t epoch,
+                                   bool gpu_work)
+{
+    if (!gpu_work) {
+        return mca_part_ucx_coll_arrive(c, p, t, epoch);
+    }
+    if (0 != c->gpu->event_record(c->events[p], c->stream)) {
+        PART_UCX_ERROR("GPU event record failed: %s", c->gpu->last_error());
+        return OMPI_ERROR;
+    }
+    c->pend[p] = t;
+    return OMPI_SUCCESS;
+}
+
 /* Walk partition p through every step whose inputs are there; the caller
  * holds c->lock. */
-static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p)
+static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t epoch)
 {
     mca_part_ucx_step_t *st;
     mca_part_ucx_chan_t *ch;
-    int s, i, flag, rc;
+    int s, i, flag, rc, t;
+    bool gpu_work;
+    char *in, *out;
 
-    while ((s = c->state[p]) >= 0 && s < c->nsteps) {
+    for (;;) {
+        if (c->pend[p] >= 0) {
+            rc = c->gpu->event_query(c->events[p]);
+            if (rc < 0) {
+                PART_UCX_ERROR("GPU work of a collective failed: %s", c->gpu->last_error());
+                return OMPI_ERROR;
+            }
+            if (0 == rc) {
+                return OMPI_SUCCESS;
+            }
+            t = c->pend[p];
+            c->pend[p] = -1;
+            rc = mca_part_ucx_coll_arrive(c, p, t, epoch);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+            continue;
+        }
+        s = c->state[p];
+        if (s < 0 || s >= c->nsteps) {
+            return OMPI_SUCCESS;
+        }
         st = &c->steps[s];
         for (i = 0; i < st->nin; ++i) {
             flag = 0;
@@ -206,50 +354,68 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p)
                 return OMPI_SUCCESS;
             }
         }
+        gpu_work = false;
         for (i = 0; i < st->nin; ++i) {
             ch = &c->chans[st->in[i]];
-            if (ch->reduce && ch->len > 0) {
-                ompi_op_reduce(c->op, ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent,
-                               c->acc + (ptrdiff_t) (p * c->count + ch->off) * c->extent,
-                               (int) ch->len, c->dtype);
+            if ((!ch->reduce && !ch->bounce) || 0 == ch->len) {
+                continue;
             }
-        }
-        opal_atomic_wmb(); /* the result before the state that says so */
-        c->state[p] = s + 1;
-        if (s + 1 < c->nsteps) {
-            rc = mca_part_ucx_coll_enter(c, p, s + 1);
+            in = ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent;
+            out = c->acc + (ptrdiff_t) (p * c->count + ch->off) * c->extent;
+            if (ch->bounce) {
+                rc = mca_part_ucx_coll_copy(c, out, in, ch->len);
+            } else if (c->device) {
+                rc = (0 == c->gpu->reduce(c->opk, c->dtk, in, out, ch->len, c->stream))
+                         ? OMPI_SUCCESS : OMPI_ERROR;
+            } else {
+                ompi_op_reduce(c->op, in, out, (int) ch->len, c->dtype);
+                rc = OMPI_SUCCESS;
+            }
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
-        } else {
-            ++c->done;
+            gpu_work = c->device;
         }
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Partition p starts: its data becomes the running result. */
-static int mca_part_ucx_coll_begin(mca_part_ucx_coll_t *c, size_t p)
-{
-    ptrdiff_t off = (ptrdiff_t) (p * c->count) * c->extent;
-    int rc;
-
-    if (NULL != c->sendbuf && (c->sendbuf != c->acc || c->own_src != c->own_dst)) {
-        rc = ompi_datatype_copy_content_same_ddt(c->dtype, (size_t) c->count,
-                                                 c->acc + (ptrdiff_t) c->own_dst * c->extent + off,
-                                                 (char *) c->sendbuf +
-                                                     (ptrdiff_t) c->own_src * c->extent + off);
+        if (s + 1 < c->nsteps) {
+            rc = mca_part_ucx_coll_stage(c, p, s + 1);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+            gpu_work = c->device && (gpu_work || mca_part_ucx_coll_stages(c, s + 1));
+        }
+        rc = mca_part_ucx_coll_reach(c, p, s + 1, epoch, gpu_work);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
     }
-    c->state[p] = 0;
-    if (0 == c->nsteps) {
-        ++c->done;
-        return OMPI_SUCCESS;
+}
+
+/* Partition p starts: its data becomes the running result. */
+static int mca_part_ucx_coll_begin(mca_part_ucx_coll_t *c, size_t p, uint64_t epoch)
+{
+    ptrdiff_t off = (ptrdiff_t) (p * c->count) * c->extent;
+    bool gpu_work = false;
+    int rc;
+
+    c->state[p] = -2;
+    if (NULL != c->sendbuf && (c->sendbuf != c->acc || c->own_src != c->own_dst)) {
+        rc = mca_part_ucx_coll_copy(c, c->acc + (ptrdiff_t) c->own_dst * c->extent + off,
+                                    c->sendbuf + (ptrdiff_t) c->own_src * c->extent + off,
+                                    c->count);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        gpu_work = c->device;
     }
-    rc = mca_part_ucx_coll_enter(c, p, 0);
-    return (OMPI_SUCCESS == rc) ? mca_part_ucx_coll_advance(c, p) : rc;
+    if (0 < c->nsteps) {
+        rc = mca_part_ucx_coll_stage(c, p, 0);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        gpu_work = c->device && (gpu_work || mca_part_ucx_coll_stages(c, 0));
+    }
+    rc = mca_part_ucx_coll_reach(c, p, 0, epoch, gpu_work);
+    return (OMPI_SUCCESS == rc) ? mca_part_ucx_coll_advance(c, p, epoch) : rc;
 }
 
 int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
@@ -270,10 +436,11 @@ int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
     c->done = 0;
     for (p = 0; p < c->parts; ++p) {
         c->state[p] = -1;
+        c->pend[p] = -1;
     }
     rc = mca_part_ucx_start(c->nchans, reqs);
     for (p = 0; OMPI_SUCCESS == rc && !c->user_pready && p < c->parts; ++p) {
-        rc = mca_part_ucx_coll_begin(c, p); /* nothing of ours to wait for */
+        rc = mca_part_ucx_coll_begin(c, p, req->epoch); /* nothing of ours to wait for */
     }
     OPAL_THREAD_UNLOCK(&c->lock);
     free(reqs);
@@ -291,10 +458,25 @@ int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t l
     }
     OPAL_THREAD_LOCK(&c->lock);
     for (p = first; p <= last && OMPI_SUCCESS == rc; ++p) {
-        rc = (-1 != c->state[p]) ? MPI_ERR_ARG : mca_part_ucx_coll_begin(c, p);
+        rc = (-1 != c->state[p]) ? MPI_ERR_ARG : mca_part_ucx_coll_begin(c, p, req->epoch);
     }
     OPAL_THREAD_UNLOCK(&c->lock);
     return rc;
+}
+
+void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req, volatile uint64_t *done_words)
+{
+    mca_part_ucx_coll_t *c = req->coll;
+    size_t p;
+
+    OPAL_THREAD_LOCK(&c->lock);
+    c->done_words = done_words;
+    for (p = 0; NULL != done_words && p < c->parts; ++p) {
+        if (c->state[p] == c->nsteps) {
+            done_words[p] = req->epoch; /* done before the device request existed */
+        }
+    }
+    OPAL_THREAD_UNLOCK(&c->lock);
 }
 
 static bool mca_part_ucx_coll_done(const mca_part_ucx_coll_t *c, size_t first, size_t last)
@@ -334,7 +516,13 @@ bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
         return false;
     }
     for (p = 0; p < c->parts && OMPI_SUCCESS == rc; ++p) {
-        rc = mca_part_ucx_coll_advance(c, p);
+        if (NULL != req->dev && -1 == c->state[p] && c->user_pready &&
+            mca_part_ucx_dev_marked(req, p)) {
+            opal_atomic_rmb(); /* the kernel's data before its mark */
+            rc = mca_part_ucx_coll_begin(c, p, req->epoch);
+        } else {
+            rc = mca_part_ucx_coll_advance(c, p, req->epoch);
+        }
     }
     if (OMPI_SUCCESS != rc) {
         req->error = (rc < 0) ? MPI_ERR_INTERN : rc;
@@ -385,12 +573,22 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
             c->chans[i].req->req_state = OMPI_REQUEST_INACTIVE;
             (void) ompi_request_free(&c->chans[i].req);
         }
-        free(c->chans[i].tmp);
+        mca_part_ucx_coll_free(c, c->chans[i].tmp);
     }
+    for (i = 0; NULL != c->events && i < (int) c->parts; ++i) {
+        if (NULL != c->events[i]) {
+            c->gpu->event_destroy(c->events[i]);
+        }
+    }
+    if (NULL != c->stream) {
+        c->gpu->stream_destroy(c->stream);
+    }
+    free(c->events);
+    free(c->pend);
     free(c->chans);
     free(c->steps);
     free((void *) c->state);
-    free(c->owned);
+    mca_part_ucx_coll_free(c, c->owned);
     OBJ_DESTRUCT(&c->lock);
     free(c);
     req->coll = NULL;

@@ -25,6 +25,8 @@
 
 #include "ompi/op/op.h"
 
+#include "part_ucx_device.h"
+
 BEGIN_C_DECLS
 
 #define MCA_PART_UCX_COLL_MAX_FAN 32
@@ -36,8 +38,9 @@ typedef struct mca_part_ucx_chan_t {
     bool reduce;                    /* receive: reduce into the result (else lands in place) */
     bool staged;                    /* send: copied out at MPI_Pready (see commit) */
     bool from_send;                 /* send: straight from the user's send buffer */
+    bool bounce;                    /* receive (GPU): a chunk lands in tmp, then in place */
     int peer;
-    char *tmp;                      /* reduce or staged: parts x len elements */
+    char *tmp;                      /* reduce, staged or bounce: parts x len elements */
     size_t off, len;                /* element offset (partition 0) and elements per partition;
                                      * partition p is at off + p * count */
 } mca_part_ucx_chan_t;
@@ -64,8 +67,19 @@ typedef struct mca_part_ucx_coll_t {
     mca_part_ucx_step_t *steps;
 
     void *owned;                    /* result buffer of ranks that get none (reduce) */
-    volatile int *state;            /* per partition: step waited on, -1 before, nsteps done */
+    volatile int *state;            /* per partition: step waited on, -1 before, -2 begun,
+                                     * nsteps done */
     size_t done;                    /* partitions complete this epoch */
+
+    /* GPU buffers: copies and reductions run on the device plugin's stream;
+     * a partition takes its next state once its event has completed. */
+    bool device;
+    const mca_part_ucx_device_ops_t *gpu;
+    void *stream;
+    void **events;                  /* per partition */
+    int *pend;                      /* per partition: state after the GPU work, or -1 */
+    int opk, dtk;                   /* the kernels' op and element type */
+    volatile uint64_t *done_words;  /* device request: epoch each partition completed */
     opal_mutex_t lock;
 } mca_part_ucx_coll_t;
 
@@ -91,6 +105,12 @@ int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t l
 int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t last, int *flag);
 int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req);
 void mca_part_ucx_coll_release(mca_part_ucx_request_t *req);
+/* GPU buffers: the plugin, the stream and the events (init). */
+int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c, bool reduction);
+/* Scratch memory where the collective's buffers are (host or GPU). */
+void *mca_part_ucx_coll_alloc(mca_part_ucx_coll_t *c, size_t bytes);
+/* A device request on the collective: where kernels see partitions done. */
+void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req, volatile uint64_t *done_words);
 
 /* Internal tags: only collectives' channels may use it (never a user's). */
 #define MCA_PART_UCX_TAG_COLL (-4096)

@@ -22,6 +22,7 @@
 #include "mpix_part.h"
 #include "part_ucx.h"
 #include "part_ucx_coll.h"
+#include "part_ucx_memtype.h"
 
 typedef enum {
     PART_UCX_ALLREDUCE,
@@ -114,22 +115,29 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         c->own_src = (PART_UCX_ALLTOALL == kind) ? c->own_dst : 0;
         req->total_bytes *= (size_t) n;
     }
+    if (PART_UCX_REDUCE == kind && rank != root && NULL == c->sendbuf) {
+        c->sendbuf = recvbuf; /* MPI_IN_PLACE is the root's only */
+    }
+    /* GPU buffers (asked once, through opal's accelerator framework). */
+    c->device = mca_part_ucx_is_device(c->acc, req->total_bytes) ||
+                (NULL != c->sendbuf && mca_part_ucx_is_device(c->sendbuf, req->total_bytes));
     if (PART_UCX_REDUCE == kind && rank != root) {
         /* Other ranks have no result buffer: keep the partial one here. */
-        c->owned = malloc(req->parts * req->count * req->extent + 1);
+        c->owned = mca_part_ucx_coll_alloc(c, req->parts * req->count * req->extent);
         c->acc = c->owned;
-        if (NULL == c->sendbuf) {
-            c->sendbuf = recvbuf; /* MPI_IN_PLACE is the root's only */
-        }
     }
     c->max_chans = 4 * n + 64;
     c->max_steps = 2 * n + 64;
     c->chans = calloc(c->max_chans, sizeof(*c->chans));
     c->steps = calloc(c->max_steps, sizeof(*c->steps));
     c->state = calloc(req->parts, sizeof(*c->state));
-    if (NULL == c->chans || NULL == c->steps || NULL == c->state ||
+    c->pend = calloc(req->parts, sizeof(*c->pend));
+    if (NULL == c->chans || NULL == c->steps || NULL == c->state || NULL == c->pend ||
         (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
         rc = MPI_ERR_NO_MEM;
+    } else if (c->device &&
+               MPI_SUCCESS != (rc = mca_part_ucx_coll_device(c, NULL != op))) {
+        /* rc says why */
     } else if (PART_UCX_ALLREDUCE == kind) {
         rc = mca_part_ucx_build_allreduce(c, info);
     } else if (PART_UCX_REDUCE == kind) {

@@ -36,6 +36,7 @@
 #include "mpix_part_device.h"
 #include "part_ucx.h"
 #include "part_ucx_request.h"
+#include "part_ucx_coll.h"
 
 struct mca_part_ucx_dev_t {
     struct mpix_prequest_s host;    /* what the device copy holds */
@@ -108,6 +109,11 @@ void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req)
     mca_part_ucx_dev_rtr_words(req, req->dev);
 }
 
+bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p)
+{
+    return ((const volatile uint64_t *) req->dev->ready_block.addr)[p] >= req->epoch;
+}
+
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
 {
     return NULL != req->dev->copied && req->dev->copied[p] == req->epoch;
@@ -161,6 +167,12 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
     free(d->copied);
     free(d);
     req->dev = NULL;
+    if (MCA_PART_UCX_COLL == req->kind) {
+        mca_part_ucx_coll_dev_attach(req, NULL);
+        OPAL_THREAD_LOCK(&m->lock);
+        mca_part_ucx_block_free(&req->coll_done_block);
+        OPAL_THREAD_UNLOCK(&m->lock);
+    }
 }
 
 /* One device allocation, filled by one copy: the request, then (send)
@@ -169,7 +181,7 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
 static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t epoch)
 {
     size_t head = (sizeof(d->host) + 63) & ~(size_t) 63, p;
-    size_t cbytes = (MPIX_PREQUEST_SEND == d->host.kind) ? parts * sizeof(unsigned long long) : 0;
+    size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? parts * sizeof(unsigned long long) : 0;
     unsigned long long *counters;
     char *image, *dmem = NULL;
     int rc;
@@ -231,12 +243,13 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     struct mca_part_ucx_dev_t *d;
-    bool send = (MCA_PART_UCX_SEND == req->kind);
+    bool coll = (MCA_PART_UCX_COLL == req->kind);
+    bool send = (MCA_PART_UCX_SEND == req->kind) || coll;
     int rc = OMPI_SUCCESS;
 
     /* The receive flags exist once setup is done; wait for it as the
      * first MPIX_Pbuf_prepare would. */
-    while (MCA_PART_UCX_SETUP_PENDING == req->setup) {
+    while (!coll && MCA_PART_UCX_SETUP_PENDING == req->setup) {
         opal_progress();
     }
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
@@ -249,27 +262,33 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->dev_id = 0;
     (void) opal_accelerator.get_device(&d->dev_id);
     d->host.magic = MPIX_PREQUEST_MAGIC;
-    d->host.kind = send ? MPIX_PREQUEST_SEND : MPIX_PREQUEST_RECV;
+    /* A collective's kernels both mark partitions and see results done. */
+    d->host.kind = coll ? MPIX_PREQUEST_COLL : send ? MPIX_PREQUEST_SEND : MPIX_PREQUEST_RECV;
     d->host.mechanism = MPIX_PREQUEST_PROGRESS;
     d->host.parts = (uint32_t) req->parts;
-    d->host.remote_parts = (uint32_t) req->remote_parts;
+    d->host.remote_parts = (uint32_t) (coll ? req->parts : req->remote_parts);
     d->host.threshold = req->pready_threads;
-    d->host.total_bytes = req->total_bytes;
+    d->host.total_bytes = coll ? req->parts : req->total_bytes; /* one word per partition */
 
     OPAL_THREAD_LOCK(&m->lock);
     rc = mca_part_ucx_block_alloc_mapped(2 * sizeof(uint64_t), &d->epoch_block);
     if (OMPI_SUCCESS == rc && send) {
         rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t), &d->ready_block);
-    } else if (OMPI_SUCCESS == rc && !req->proc_null) {
+    }
+    if (OMPI_SUCCESS == rc && coll) {
+        rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t),
+                                             &req->coll_done_block);
+    } else if (OMPI_SUCCESS == rc && !send && !req->proc_null) {
         rc = mca_part_ucx_block_device_map(&req->flags_block); /* no-op for GPU buffers */
     }
     OPAL_THREAD_UNLOCK(&m->lock);
     d->host.ready = d->ready_block.addr;
-    d->host.arrived = req->proc_null ? NULL : req->flags_block.addr;
+    d->host.arrived = coll ? req->coll_done_block.addr
+                    : req->proc_null ? NULL : req->flags_block.addr;
     d->host.epoch = d->epoch_block.addr;
     d->host.rtr = (const uint64_t *) d->epoch_block.addr + 1;
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
-    if (OMPI_SUCCESS == rc && send) {
+    if (OMPI_SUCCESS == rc && send && !coll) {
         rc = mca_part_ucx_dev_kernel_copy(req, d);
     }
     if (OMPI_SUCCESS == rc) {
@@ -281,6 +300,9 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         return MPI_ERR_NO_MEM;
     }
     d->pending = req->parts;
+    if (coll) {
+        mca_part_ucx_coll_dev_attach(req, req->coll_done_block.addr);
+    }
     *preq = d->dptr;
     PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition, %s",
                      (void *) d->dptr, send ? "send to" : "receive from", req->peer, req->tag,

@@ -99,6 +99,8 @@ struct mca_part_ucx_request_t {
 
     /* Receiver. */
     mca_part_ucx_block_t flags_block; /* one flag per sender partition */
+    mca_part_ucx_block_t coll_done_block; /* collective with a device request: epoch per
+                                           * partition done, mapped for kernels */
     ucp_mem_h buf_memh;
     size_t scan;                    /* flags known to have arrived this epoch */
     volatile uint64_t *unpacked;    /* non-contiguous: epoch each partition was unpacked */
@@ -140,6 +142,7 @@ void mca_part_ucx_dev_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_release(mca_part_ucx_request_t *req);
 /* Whether a kernel stored partition p of this epoch at the receiver. */
+bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p);
 /* Tell kernels the receiver's buffer of the current epoch is ready. */
 void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req);

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The one command for GPU runs, on a GPU node without a package registry:
-#   tools/device-run.sh BUNDLE.tar.xz OUTDIR
+#   tools/device-run.sh BUNDLE.tar.xz OUTDIR [-k PATTERN]
 # Unpacks the bundle made by tools/bundle.sh, records what the node is and
 # what Open MPI and UCX see there, runs the GPU suite, and writes
 # OUTDIR/node.txt and OUTDIR/gpu-tests.txt.
 set -uo pipefail
 bundle=${1:?usage: tools/device-run.sh BUNDLE.tar.xz OUTDIR}
 out=${2:?usage: tools/device-run.sh BUNDLE.tar.xz OUTDIR}
+shift 2
 here=$(cd "$(dirname "$0")/.." && pwd)
 dest=${PART_UCX_NODE_DIR:-/tmp/part-ucx-node}
 
@@ -26,5 +27,5 @@ export PART_UCX_PREFIX=$dest/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache
 } > "$out/node.txt" 2>&1
 cat "$out/node.txt"
 
-cd "$here" && tools/test.sh --gpu 2>&1 | tee "$out/gpu-tests.txt"
+cd "$here" && tools/test.sh --gpu "$@" 2>&1 | tee "$out/gpu-tests.txt"
 exit "${PIPESTATUS[0]}"

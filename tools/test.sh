@@ -103,6 +103,13 @@ check_cuda_objects() {
         n=$((n + 1))
     done
     [ $n -gt 0 ] || { echo "no GPU test sources"; return 1; }
+    # the device plugin of GPU collectives, loaded by libmpi on first use
+    local plugin=$PREFIX/lib/openmpi/part_ucx_device.so
+    [ -e "$plugin" ] || { echo "device plugin $plugin not installed"; return 1; }
+    nm -D "$plugin" | grep " T mca_part_ucx_device_ops$" >/dev/null ||
+        { echo "device plugin lacks its entry point"; return 1; }
+    ! readelf -d "$plugin" | grep -q 'NEEDED.*cudart' ||
+        { echo "device plugin needs a shared CUDA runtime"; return 1; }
 }
 
 check_ompi_info() {
@@ -119,7 +126,8 @@ check_libmpi_deps() {
     ! readelf -d "$PREFIX/lib/libmpi.so" | grep -E 'NEEDED.*(cudart|libcuda)' ||
         { echo "libmpi needs the CUDA runtime"; return 1; }
     local f
-    for f in MPIX_Pbuf_prepare MPIX_Prequest_create MPIX_Prequest_free; do
+    for f in MPIX_Pbuf_prepare MPIX_Prequest_create MPIX_Prequest_free MPIX_Pallreduce_init \
+             MPIX_Preduce_init MPIX_Pbcast_init MPIX_Pallgather_init MPIX_Palltoall_init; do
         [ "$(nm -D "$PREFIX/lib/libmpi.so" | grep -c " T $f\$")" = 1 ] ||
             { echo "$f not exported by libmpi"; return 1; }
     done

@@ -1,0 +1,206 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * The device plugin of part/ucx (see part_ucx_device.h): streams, events,
+ * copies and the reduction kernels of partitioned collectives on GPU
+ * buffers. The CUDA runtime is linked statically, so the plugin needs only
+ * the driver on the node.
+ */
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "part_ucx_device.h"
+
+static cudaError_t last = cudaSuccess;
+
+static int check(cudaError_t err)
+{
+    if (cudaSuccess != err) {
+        last = err;
+        return -1;
+    }
+    return 0;
+}
+
+template <typename T, int OP> struct part_op;
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_MAX> {
+    __device__ static T f(T a, T b) { return a > b ? a : b; }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_MIN> {
+    __device__ static T f(T a, T b) { return a < b ? a : b; }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_SUM> {
+    __device__ static T f(T a, T b) { return a + b; }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_PROD> {
+    __device__ static T f(T a, T b) { return a * b; }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_LAND> {
+    __device__ static T f(T a, T b) { return (T) (a && b); }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_LOR> {
+    __device__ static T f(T a, T b) { return (T) (a || b); }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_LXOR> {
+    __device__ static T f(T a, T b) { return (T) (!a != !b); }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_BAND> {
+    __device__ static T f(T a, T b) { return a & b; }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_BOR> {
+    __device__ static T f(T a, T b) { return a | b; }
+};
+template <typename T> struct part_op<T, MCA_PART_UCX_OP_BXOR> {
+    __device__ static T f(T a, T b) { return a ^ b; }
+};
+
+template <typename T, int OP>
+__global__ void part_reduce(const T *__restrict__ in, T *__restrict__ inout, size_t n)
+{
+    size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+    size_t stride = (size_t) gridDim.x * blockDim.x;
+
+    for (; i < n; i += stride) {
+        inout[i] = part_op<T, OP>::f(inout[i], in[i]);
+    }
+}
+
+template <typename T, int OP>
+static int launch(const void *in, void *inout, size_t n, cudaStream_t s)
+{
+    unsigned threads = 256;
+    size_t blocks = (n + threads - 1) / threads;
+
+    if (blocks > 2048) {
+        blocks = 2048; /* grid-stride beyond: enough to fill an H200 */
+    }
+    part_reduce<T, OP><<<(unsigned) blocks, threads, 0, s>>>((const T *) in, (T *) inout, n);
+    return check(cudaGetLastError());
+}
+
+template <typename T> static int reduce_int(int op, const void *in, void *inout, size_t n,
+                                            cudaStream_t s)
+{
+    switch (op) {
+    case MCA_PART_UCX_OP_MAX: return launch<T, MCA_PART_UCX_OP_MAX>(in, inout, n, s);
+    case MCA_PART_UCX_OP_MIN: return launch<T, MCA_PART_UCX_OP_MIN>(in, inout, n, s);
+    case MCA_PART_UCX_OP_SUM: return launch<T, MCA_PART_UCX_OP_SUM>(in, inout, n, s);
+    case MCA_PART_UCX_OP_PROD: return launch<T, MCA_PART_UCX_OP_PROD>(in, inout, n, s);
+    case MCA_PART_UCX_OP_LAND: return launch<T, MCA_PART_UCX_OP_LAND>(in, inout, n, s);
+    case MCA_PART_UCX_OP_LOR: return launch<T, MCA_PART_UCX_OP_LOR>(in, inout, n, s);
+    case MCA_PART_UCX_OP_LXOR: return launch<T, MCA_PART_UCX_OP_LXOR>(in, inout, n, s);
+    case MCA_PART_UCX_OP_BAND: return launch<T, MCA_PART_UCX_OP_BAND>(in, inout, n, s);
+    case MCA_PART_UCX_OP_BOR: return launch<T, MCA_PART_UCX_OP_BOR>(in, inout, n, s);
+    case MCA_PART_UCX_OP_BXOR: return launch<T, MCA_PART_UCX_OP_BXOR>(in, inout, n, s);
+    }
+    return -2;
+}
+
+template <typename T> static int reduce_float(int op, const void *in, void *inout, size_t n,
+                                              cudaStream_t s)
+{
+    switch (op) {
+    case MCA_PART_UCX_OP_MAX: return launch<T, MCA_PART_UCX_OP_MAX>(in, inout, n, s);
+    case MCA_PART_UCX_OP_MIN: return launch<T, MCA_PART_UCX_OP_MIN>(in, inout, n, s);
+    case MCA_PART_UCX_OP_SUM: return launch<T, MCA_PART_UCX_OP_SUM>(in, inout, n, s);
+    case MCA_PART_UCX_OP_PROD: return launch<T, MCA_PART_UCX_OP_PROD>(in, inout, n, s);
+    }
+    return -2; /* MPI defines no logical or bitwise op on floating point */
+}
+
+static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, void *stream)
+{
+    cudaStream_t s = (cudaStream_t) stream;
+
+    if (0 == n) {
+        return 0;
+    }
+    switch (dt) {
+    case MCA_PART_UCX_DT_INT8: return reduce_int<int8_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_INT16: return reduce_int<int16_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_INT32: return reduce_int<int32_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_INT64: return reduce_int<int64_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_UINT8: return reduce_int<uint8_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_UINT16: return reduce_int<uint16_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_UINT32: return reduce_int<uint32_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_UINT64: return reduce_int<uint64_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_FLOAT: return reduce_float<float>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_DOUBLE: return reduce_float<double>(op, in, inout, n, s);
+    }
+    return -2;
+}
+
+static int dev_stream_create(void **stream)
+{
+    cudaStream_t s = NULL;
+    int rc = check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+    *stream = s;
+    return rc;
+}
+
+static void dev_stream_destroy(void *stream)
+{
+    (void) cudaStreamDestroy((cudaStream_t) stream);
+}
+
+static int dev_event_create(void **event)
+{
+    cudaEvent_t e = NULL;
+    int rc = check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+
+    *event = e;
+    return rc;
+}
+
+static void dev_event_destroy(void *event)
+{
+    (void) cudaEventDestroy((cudaEvent_t) event);
+}
+
+static int dev_event_record(void *event, void *stream)
+{
+    return check(cudaEventRecord((cudaEvent_t) event, (cudaStream_t) stream));
+}
+
+static int dev_event_query(void *event)
+{
+    cudaError_t err = cudaEventQuery((cudaEvent_t) event);
+
+    if (cudaErrorNotReady == err) {
+        return 0;
+    }
+    return (0 == check(err)) ? 1 : -1;
+}
+
+static int dev_copy(void *dst, const void *src, size_t bytes, void *stream)
+{
+    if (0 == bytes || dst == src) {
+        return 0;
+    }
+    return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t) stream));
+}
+
+static const char *dev_last_error(void)
+{
+    return cudaGetErrorString(last);
+}
+
+static const mca_part_ucx_device_ops_t ops = {
+    MCA_PART_UCX_DEVICE_ABI, dev_stream_create, dev_stream_destroy, dev_event_create,
+    dev_event_destroy,       dev_event_record,  dev_event_query,    dev_copy,
+    dev_reduce,              dev_last_error};
+
+extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
+mca_part_ucx_device_ops(void)
+{
+    return &ops;
+}

@@ -1,0 +1,76 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * The device plugin (part_ucx_device.so, built by nvcc from
+ * part_ucx_device.cu): what partitioned collectives on GPU buffers run on
+ * the GPU, on a non-blocking stream each collective owns, so neither the
+ * whole device nor the application's streams are synchronised. libmpi
+ * loads it with dlopen the first time a collective has GPU buffers, so
+ * libmpi itself never needs the CUDA runtime. Plain C ABI, versioned.
+ */
+
+#ifndef MCA_PART_UCX_DEVICE_H
+#define MCA_PART_UCX_DEVICE_H
+
+#include <stddef.h>
+
+#define MCA_PART_UCX_DEVICE_ABI 1
+#define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
+
+/* Element types the reduction kernels know. */
+typedef enum {
+    MCA_PART_UCX_DT_INT8,
+    MCA_PART_UCX_DT_INT16,
+    MCA_PART_UCX_DT_INT32,
+    MCA_PART_UCX_DT_INT64,
+    MCA_PART_UCX_DT_UINT8,
+    MCA_PART_UCX_DT_UINT16,
+    MCA_PART_UCX_DT_UINT32,
+    MCA_PART_UCX_DT_UINT64,
+    MCA_PART_UCX_DT_FLOAT,
+    MCA_PART_UCX_DT_DOUBLE,
+    MCA_PART_UCX_DT_COUNT
+} mca_part_ucx_dt_t;
+
+/* Operations, in the order of Open MPI's enum ompi_op_type. */
+typedef enum {
+    MCA_PART_UCX_OP_MAX = 1,
+    MCA_PART_UCX_OP_MIN,
+    MCA_PART_UCX_OP_SUM,
+    MCA_PART_UCX_OP_PROD,
+    MCA_PART_UCX_OP_LAND,
+    MCA_PART_UCX_OP_BAND,
+    MCA_PART_UCX_OP_LOR,
+    MCA_PART_UCX_OP_BOR,
+    MCA_PART_UCX_OP_LXOR,
+    MCA_PART_UCX_OP_BXOR
+} mca_part_ucx_opk_t;
+
+/* Every function returns 0 on success, a negative value on error. */
+typedef struct mca_part_ucx_device_ops_t {
+    int abi;
+    int (*stream_create)(void **stream);
+    void (*stream_destroy)(void *stream);
+    int (*event_create)(void **event);
+    void (*event_destroy)(void *event);
+    int (*event_record)(void *event, void *stream);
+    int (*event_query)(void *event);    /* 1 done, 0 not yet, < 0 error */
+    int (*copy)(void *dst, const void *src, size_t bytes, void *stream);
+    /* inout[i] = inout[i] op in[i] for count elements */
+    int (*reduce)(int op, int dt, const void *in, void *inout, size_t count, void *stream);
+    const char *(*last_error)(void);
+} mca_part_ucx_device_ops_t;
+
+#ifdef __cplusplus
+extern "C"
+#endif
+const mca_part_ucx_device_ops_t *mca_part_ucx_device_ops(void);
+
+#endif /* MCA_PART_UCX_DEVICE_H */

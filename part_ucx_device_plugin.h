@@ -1,0 +1,30 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+#ifndef MCA_PART_UCX_DEVICE_PLUGIN_H
+#define MCA_PART_UCX_DEVICE_PLUGIN_H
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+
+#include "part_ucx_device.h"
+
+BEGIN_C_DECLS
+
+/* The plugin's table, loaded on first use; NULL (after one help message)
+ * where it is missing or cannot run. */
+const mca_part_ucx_device_ops_t *mca_part_ucx_device(void);
+void mca_part_ucx_device_fini(void);
+/* The kernel's element type or operation; -1 where the plugin has none. */
+int mca_part_ucx_device_dt(ompi_datatype_t *dtype);
+int mca_part_ucx_device_op(ompi_op_t *op);
+
+END_C_DECLS
+
+#endif /* MCA_PART_UCX_DEVICE_PLUGIN_H */

@@ -1,0 +1,278 @@
+/* Partitioned collectives on GPU buffers (cudaMalloc), checked against the
+ * ordinary MPI collective on host copies of the same data, every epoch.
+ * Values depend on rank, epoch, partition and element; the result buffer
+ * is reset every epoch.
+ *   -c allreduce|reduce|bcast|allgather|alltoall  -p PARTS  -n COUNT  -e EPOCHS
+ *   -t int|double  -o sum|max|min|prod|band  -r ROOT  -i (MPI_IN_PLACE)
+ *   -k  a kernel writes each partition and calls device MPIX_Pready
+ *       (MPIX_Prequest_create on the collective request); else host MPI_Pready
+ *   -a  a kernel polls device MPIX_Parrived and snapshots each partition at
+ *       arrival; the snapshot must already be the final result
+ *   -w  host MPI_Parrived on every partition before MPI_Wait
+ *   -E  GPU error cases (MPI_MAXLOC, non-contiguous type) first */
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <mpix_part.h>
+#include <mpix_part_device.h>
+#include <unistd.h>
+#include <vector>
+#include "tutil.h"
+
+#define CUDA(call)                                                               \
+    do {                                                                         \
+        cudaError_t _e = (call);                                                 \
+        if (cudaSuccess != _e) {                                                 \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,        \
+                    cudaGetErrorString(_e));                                     \
+            MPI_Abort(MPI_COMM_WORLD, 3);                                        \
+        }                                                                        \
+    } while (0)
+
+enum { C_ALLREDUCE, C_REDUCE, C_BCAST, C_ALLGATHER, C_ALLTOALL };
+
+/* Small integers: every reduction order gives the same double, products
+ * stay exact. */
+__host__ __device__ static inline int val(int rank, int epoch, long part, long idx, int prod)
+{
+    uint32_t v = (uint32_t) rank * 2654435761u ^ (uint32_t) epoch * 40503u ^
+                 (uint32_t) part * 977u ^ (uint32_t) idx * 13u;
+    v = (v ^ (v >> 15)) & 0xff;
+    return prod ? 1 + (int) (v & 1) : (int) v - 100;
+}
+
+/* Block p writes partition p of every block of the contribution (one block
+ * for all but alltoall), then marks it ready from the device. */
+template <typename T>
+__global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, int epoch, int prod,
+                            MPIX_Prequest preq)
+{
+    int p = blockIdx.x;
+    for (int b = 0; b < blocks; ++b) {
+        for (int k = threadIdx.x; k < count; k += blockDim.x) {
+            long j = (long) b * n + (long) p * count + k;
+            mine[j] = (T) val(rank, epoch, p, j, prod);
+        }
+    }
+    MPIX_Pready_block(p, preq);
+}
+
+/* Block p waits for partition p and copies it (every block of the result)
+ * at once: it must be final when MPIX_Parrived says so. */
+template <typename T>
+__global__ void poll_kernel(const T *rbuf, T *snap, long n, int count, int blocks,
+                            MPIX_Prequest preq)
+{
+    __shared__ int flag;
+    int p = blockIdx.x;
+    if (0 == threadIdx.x) {
+        flag = 0;
+        while (!flag) {
+            MPIX_Parrived(preq, p, &flag);
+        }
+    }
+    __syncthreads();
+    for (int b = 0; b < blocks; ++b) {
+        for (int k = threadIdx.x; k < count; k += blockDim.x) {
+            long j = (long) b * n + (long) p * count + k;
+            snap[j] = ((const volatile T *) rbuf)[j];
+        }
+    }
+}
+
+static int cls(int rc)
+{
+    int c = rc;
+    if (MPI_SUCCESS != rc) MPI_Error_class(rc, &c);
+    return c;
+}
+
+struct opts {
+    int coll, parts, count, epochs, root, inplace, kernel, kpoll, hpoll, errors;
+    MPI_Op op;
+};
+
+template <typename T> static void run(const opts &o, MPI_Datatype type)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int coll = o.coll, parts = o.parts, count = o.count, root = o.root % size;
+    int blocks = (C_ALLGATHER == coll || C_ALLTOALL == coll) ? size : 1;
+    long n = (long) parts * count, sn = (C_ALLTOALL == coll) ? n * size : n, rn = n * blocks;
+    int prod = (MPI_PROD == o.op);
+    bool inplace = o.inplace && (C_REDUCE != coll || rank == root);
+    bool contributes = (C_BCAST != coll) || rank == root;
+    bool check = (C_REDUCE != coll) || rank == root;
+    std::vector<T> mine_h(rn + 1), ref(rn + 1), got(rn + 1);
+    T *sbuf, *rbuf, *snap;
+    CUDA(cudaMalloc(&sbuf, (sn + 1) * sizeof(T)));
+    CUDA(cudaMalloc(&rbuf, (rn + 1) * sizeof(T)));
+    CUDA(cudaMalloc(&snap, (rn + 1) * sizeof(T)));
+    cudaStream_t stream;
+    CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    std::vector<int> order(parts);
+    unsigned seed = 99u + 31u * rank;
+    MPI_Request req;
+    MPIX_Prequest preq = NULL;
+
+    const void *s = inplace ? MPI_IN_PLACE : (const void *) sbuf;
+    if (C_ALLREDUCE == coll) {
+        T_MPI(MPIX_Pallreduce_init(s, rbuf, parts, count, type, o.op, MPI_COMM_WORLD,
+                                   MPI_INFO_NULL, &req));
+    } else if (C_REDUCE == coll) {
+        T_MPI(MPIX_Preduce_init(s, rbuf, parts, count, type, o.op, root, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &req));
+    } else if (C_ALLGATHER == coll) {
+        T_MPI(MPIX_Pallgather_init(s, rbuf, parts, count, type, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                   &req));
+    } else if (C_ALLTOALL == coll) {
+        T_MPI(MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                  &req));
+    } else {
+        T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, MPI_INFO_NULL,
+                               &req));
+    }
+    for (int e = 1; e <= o.epochs; ++e) {
+        /* where this rank's contribution lives on the GPU */
+        T *mine = (inplace || C_BCAST == coll) ? rbuf : sbuf;
+        long moff = (C_ALLGATHER == coll && inplace) ? (long) rank * n : 0;
+        for (long j = 0; j < rn; ++j) got[j] = (T) -7777;
+        CUDA(cudaMemcpy(rbuf, got.data(), rn * sizeof(T), cudaMemcpyHostToDevice));
+        CUDA(cudaMemset(snap, 0, rn * sizeof(T)));
+        for (long j = 0; j < sn; ++j) {
+            mine_h[j] = (T) val(rank, e, (j % n) / count, j, prod);
+        }
+        if (C_ALLREDUCE == coll) {
+            T_MPI(MPI_Allreduce(mine_h.data(), ref.data(), (int) n, type, o.op, MPI_COMM_WORLD));
+        } else if (C_REDUCE == coll) {
+            T_MPI(MPI_Reduce(mine_h.data(), ref.data(), (int) n, type, o.op, root, MPI_COMM_WORLD));
+        } else if (C_ALLGATHER == coll) {
+            T_MPI(MPI_Allgather(mine_h.data(), (int) n, type, ref.data(), (int) n, type,
+                                MPI_COMM_WORLD));
+        } else if (C_ALLTOALL == coll) {
+            T_MPI(MPI_Alltoall(mine_h.data(), (int) n, type, ref.data(), (int) n, type,
+                               MPI_COMM_WORLD));
+        } else {
+            ref = mine_h;
+            T_MPI(MPI_Bcast(ref.data(), (int) n, type, root, MPI_COMM_WORLD));
+        }
+        if (contributes && !o.kernel) {
+            CUDA(cudaMemcpy(mine + moff, mine_h.data(), sn * sizeof(T), cudaMemcpyHostToDevice));
+        }
+        T_MPI(MPI_Start(&req));
+        if (NULL == preq && (o.kernel || o.kpoll)) {
+            T_MPI(MPIX_Prequest_create(req, &preq));
+        }
+        if (o.kpoll && check) {
+            poll_kernel<T><<<parts, 128, 0, stream>>>(rbuf, snap, n, count, blocks, preq);
+            CUDA(cudaGetLastError());
+        }
+        if (contributes && o.kernel) {
+            fill_kernel<T><<<parts, 128>>>(mine + moff, n, count, (C_ALLTOALL == coll) ? size : 1,
+                                           rank, e, prod, preq);
+            CUDA(cudaGetLastError());
+        } else if (contributes) {
+            for (int p = 0; p < parts; ++p) order[p] = p;
+            t_shuffle(order.data(), parts, &seed);
+            for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req));
+        }
+        if (o.hpoll && check) {
+            for (int p = 0; p < parts; ++p) {
+                int flag = 0;
+                while (!flag) T_MPI(MPI_Parrived(req, p, &flag));
+            }
+        }
+        T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CUDA(cudaStreamSynchronize(stream));
+        CUDA(cudaDeviceSynchronize());
+        if (check) {
+            CUDA(cudaMemcpy(got.data(), rbuf, rn * sizeof(T), cudaMemcpyDeviceToHost));
+            for (long j = 0; j < rn; ++j) {
+                if (got[j] != ref[j]) {
+                    T_CHECK(0, "epoch %d element %ld (partition %ld): %g != %g", e, j,
+                            (j % n) / count, (double) got[j], (double) ref[j]);
+                    break;
+                }
+            }
+        }
+        if (o.kpoll && check) {
+            CUDA(cudaMemcpy(got.data(), snap, rn * sizeof(T), cudaMemcpyDeviceToHost));
+            for (long j = 0; j < rn; ++j) {
+                if (got[j] != ref[j]) {
+                    T_CHECK(0, "epoch %d element %ld (partition %ld) at MPIX_Parrived: %g != %g",
+                            e, j, (j % n) / count, (double) got[j], (double) ref[j]);
+                    break;
+                }
+            }
+        }
+        if (t_failures > 20) break;
+    }
+    if (NULL != preq) T_MPI(MPIX_Prequest_free(&preq));
+    T_MPI(MPI_Request_free(&req));
+    CUDA(cudaFree(sbuf));
+    CUDA(cudaFree(rbuf));
+    CUDA(cudaFree(snap));
+    CUDA(cudaStreamDestroy(stream));
+}
+
+/* GPU buffers refuse what the GPU kernels cannot do, with the error class
+ * the standard names, and nothing is left behind. */
+static void errors(int parts, int count)
+{
+    void *buf;
+    MPI_Request req;
+    MPI_Datatype vec;
+    CUDA(cudaMalloc(&buf, (size_t) parts * count * 16 * 2));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int c = cls(MPIX_Pallreduce_init(MPI_IN_PLACE, buf, parts, count, MPI_2INT, MPI_MAXLOC,
+                                     MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    T_CHECK(MPI_ERR_OP == c, "MPI_MAXLOC on GPU buffers gave class %d", c);
+    MPI_Type_vector(count, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    c = cls(MPIX_Pbcast_init(buf, parts, 1, vec, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    T_CHECK(MPI_ERR_TYPE == c, "non-contiguous type on GPU buffers gave class %d", c);
+    MPI_Type_free(&vec);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    CUDA(cudaFree(buf));
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, MPI_SUM};
+    int dbl = 0, opt, local = 0, ndev = 0;
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawE")) != -1) {
+        switch (opt) {
+        case 'c':
+            o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
+                     : !strcmp(optarg, "allgather") ? C_ALLGATHER
+                     : !strcmp(optarg, "alltoall") ? C_ALLTOALL : C_ALLREDUCE;
+            break;
+        case 'p': o.parts = atoi(optarg); break;
+        case 'n': o.count = atoi(optarg); break;
+        case 'e': o.epochs = atoi(optarg); break;
+        case 't': dbl = !strcmp(optarg, "double"); break;
+        case 'o':
+            o.op = !strcmp(optarg, "max") ? MPI_MAX : !strcmp(optarg, "min") ? MPI_MIN
+                   : !strcmp(optarg, "prod") ? MPI_PROD : !strcmp(optarg, "band") ? MPI_BAND
+                   : MPI_SUM;
+            break;
+        case 'r': o.root = atoi(optarg); break;
+        case 'i': o.inplace = 1; break;
+        case 'k': o.kernel = 1; break;
+        case 'a': o.kpoll = 1; break;
+        case 'w': o.hpoll = 1; break;
+        case 'E': o.errors = 1; break;
+        default: return 2;
+        }
+    }
+    /* one GPU per local rank, wrapping around */
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (NULL != lr) local = atoi(lr);
+    CUDA(cudaGetDeviceCount(&ndev));
+    CUDA(cudaSetDevice(local % ndev));
+    MPI_Init(&argc, &argv);
+    if (o.errors) errors(o.parts, o.count);
+    if (dbl) run<double>(o, MPI_DOUBLE);
+    else run<int>(o, MPI_INT);
+    return t_finish("g_coll");
+}
