@@ -99,6 +99,12 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     req->total_bytes = type_size * req->count * req->parts;
 
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
+    rc = mca_part_ucx_dev_info(req, info); /* device requests: mpix_pready_threads */
+    if (MPI_SUCCESS != rc) {
+        ompi_request_t *r = &req->super;
+        (void) r->req_free(&r);
+        return rc;
+    }
     c->comm = comm;
     c->dtype = dtype;
     c->op = op;

@@ -150,3 +150,59 @@ if by["pready"]:
 
 if by["doverhead"]:
     table("device request overheads [us]", by["doverhead"], ["component", "param1", "value"])
+
+# Collectives, CPU: partitioned allreduce vs MPI_Allreduce, one panel per size
+if by["callreduce"]:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    series = defaultdict(list)
+    for r in by["callreduce"]:
+        series[(r["component"], int(r["param2"]))].append((int(r["param1"]), float(r["value"])))
+    for (comp, np_), pts in sorted(series.items()):
+        pts.sort()
+        ax.plot(*zip(*pts), marker="o" if comp.startswith("part") else "^",
+                linestyle="-" if comp.startswith("part") else "--", label=f"{comp}, np {np_}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("allreduce size [bytes]")
+    ax.set_ylabel("time per epoch [us]")
+    ax.set_title("partitioned allreduce vs MPI_Allreduce (host buffers)")
+    ax.legend(fontsize=6, ncol=2)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out}/allreduce-cpu.png", dpi=120)
+    table("allreduce, host buffers [us]", by["callreduce"], ["component", "param1", "param2", "value"])
+    t = {(r["component"].split("-")[0], int(r["param1"]), int(r["param2"])): float(r["value"]) for r in by["callreduce"]}
+    print("\nMPI_Allreduce / partitioned (host buffers): size, np, ratio")
+    for (comp, size, np_) in sorted(k for k in t if k[0] == "partitioned"):
+        if ("MPI_Allreduce", size, np_) in t:
+            print(f"{size:>10} {np_:>4}  {t[('MPI_Allreduce', size, np_)] / t[(comp, size, np_)]:8.2f}x")
+
+# Collectives, GPU: kernel + allreduce vs grid size (seed 000, Figs. 6-7)
+if by["gallreduce"]:
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    series = defaultdict(list)
+    for r in by["gallreduce"]:
+        series[(r["component"], int(r["param2"]))].append((int(r["param1"]), float(r["value"])))
+    for (comp, np_), pts in sorted(series.items()):
+        pts.sort()
+        ax.plot(*zip(*pts), marker="o", label=f"{comp}, {np_} ranks")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("grid size (blocks of 1024 threads, one float each)")
+    ax.set_ylabel("kernel + allreduce [us]")
+    ax.set_title("kernel + allreduce on GPU buffers")
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out}/allreduce-gpu.png", dpi=120)
+    table("kernel + allreduce, GPU buffers [us]", by["gallreduce"], ["component", "param1", "param2", "value"])
+    t = {(r["component"], int(r["param1"]), int(r["param2"])): float(r["value"]) for r in by["gallreduce"]}
+    print("\nspeedup of partitioned: grid, ranks, over traditional, over nccl")
+    for (comp, g, np_) in sorted(k for k in t if k[0] == "partitioned"):
+        tr = t.get(("traditional", g, np_))
+        nc = t.get(("nccl", g, np_))
+        p = t[(comp, g, np_)]
+        print(f"{g:>8} {np_:>4}  {tr / p if tr else 0:8.2f}x  {nc / p if nc else 0:8.2f}x")
+
+if by["coverhead"]:
+    table("MPIX_Pallreduce_init [us]", by["coverhead"], ["component", "param1", "param2", "value"])

@@ -139,6 +139,9 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
         for (long j = 0; j < rn; ++j) got[j] = (T) -7777;
         CUDA(cudaMemcpy(rbuf, got.data(), rn * sizeof(T), cudaMemcpyHostToDevice));
         CUDA(cudaMemset(snap, 0, rn * sizeof(T)));
+        /* a copy from pageable memory may still be in flight when
+         * cudaMemcpy returns: the buffer is ours again only after a sync */
+        CUDA(cudaDeviceSynchronize());
         for (long j = 0; j < sn; ++j) {
             mine_h[j] = (T) val(rank, e, (j % n) / count, j, prod);
         }
@@ -158,6 +161,7 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
         }
         if (contributes && !o.kernel) {
             CUDA(cudaMemcpy(mine + moff, mine_h.data(), sn * sizeof(T), cudaMemcpyHostToDevice));
+            CUDA(cudaDeviceSynchronize()); /* complete before MPI_Pready reads it */
         }
         T_MPI(MPI_Start(&req));
         if (NULL == preq && (o.kernel || o.kpoll)) {

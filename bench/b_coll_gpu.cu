@@ -1,0 +1,218 @@
+/* Kernel + allreduce on GPU buffers vs grid size (seed 000, Figs. 6-7):
+ *   b_coll_gpu allreduce GRIDS   a kernel of GRID blocks x 1024 threads
+ *                                writes one float per thread, then the
+ *                                buffer is summed across ranks:
+ *     traditional  kernel, cudaStreamSynchronize, MPI_Allreduce (CUDA-aware)
+ *     partitioned  MPI_Start, the kernel marks partitions with device
+ *                  MPIX_Pready, MPI_Wait (MPIX_Pallreduce_init once)
+ *     nccl         kernel, ncclAllReduce on the same stream, synchronize
+ *                  (where NCCL accepts the ranks' GPUs; not two ranks on one)
+ *   b_coll_gpu overhead          MPIX_Pallreduce_init on GPU buffers
+ * Every mode's first iteration is checked. Output: CSV rows
+ * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <mpix_part.h>
+#include <mpix_part_device.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef HAVE_NCCL
+#include <nccl.h>
+#endif
+
+#define CUDA(call)                                                                       \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (cudaSuccess != e_) {                                                         \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));  \
+            MPI_Abort(MPI_COMM_WORLD, 3);                                                \
+        }                                                                                \
+    } while (0)
+
+static int rank, size;
+static const char *label = "";
+
+__device__ __host__ static inline float val(long i, int r, int it)
+{
+    return (float) ((i % 7) + r + it % 3);
+}
+
+__global__ void compute(float *x, int it, int r)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, it);
+}
+
+__global__ void compute_pready(float *x, int it, int r, int bpp, MPIX_Prequest preq)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, it);
+    MPIX_Pready(blockIdx.x / bpp, preq);
+}
+
+static int iters_for(size_t bytes)
+{
+    size_t it = ((size_t) 512 << 20) / (bytes + 262144);
+    return (int) (it < 10 ? 10 : it > 300 ? 300 : it);
+}
+
+static void check(const float *y, size_t n, int it, const char *what)
+{
+    static float host[4096];
+    size_t step = n / 4096 + 1, k = 0;
+    for (size_t i = 0; i < n && k < 4096; i += step, ++k) {
+        CUDA(cudaMemcpy(&host[k], y + i, sizeof(float), cudaMemcpyDeviceToHost));
+        float want = 0;
+        for (int r = 0; r < size; ++r) want += val((long) i, r, it);
+        if (host[k] != want) {
+            fprintf(stderr, "b_coll_gpu %s: element %zu is %g, not %g\n", what, i, host[k], want);
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        }
+    }
+}
+
+static void report(const char *comp, int grid, double t, int iters)
+{
+    double max;
+    MPI_Reduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (0 == rank) {
+        printf("gallreduce,%s%s,%d,%d,%.3f,us\n", comp, label, grid, size, 1e6 * max / iters);
+        fflush(stdout);
+    }
+}
+
+static void allreduce(int grid, cudaStream_t s, void *nccl)
+{
+    size_t n = (size_t) grid * 1024, bytes = n * sizeof(float);
+    int parts = grid < 32 ? grid : 32, bpp = grid / parts, iters = iters_for(bytes);
+    float *x, *y;
+    double t;
+    CUDA(cudaMalloc(&x, bytes));
+    CUDA(cudaMalloc(&y, bytes));
+
+    /* traditional */
+    t = 0;
+    for (int it = -1; it < iters; ++it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        compute<<<grid, 1024, 0, s>>>(x, it + 1, rank);
+        CUDA(cudaStreamSynchronize(s));
+        MPI_Allreduce(x, y, (int) n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        if (it >= 0) t += MPI_Wtime() - t0;
+        else check(y, n, it + 1, "traditional");
+    }
+    report("traditional", grid, t, iters);
+
+    /* partitioned, device MPIX_Pready */
+    MPI_Info info;
+    char threads[32];
+    MPI_Request req;
+    MPIX_Prequest preq = NULL;
+    MPI_Info_create(&info);
+    snprintf(threads, sizeof(threads), "%d", bpp * 1024);
+    MPI_Info_set(info, "mpix_pready_threads", threads);
+    MPIX_Pallreduce_init(x, y, parts, (int) (n / parts), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, info,
+                         &req);
+    MPI_Info_free(&info);
+    t = 0;
+    for (int it = -1; it < iters; ++it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        MPI_Start(&req);
+        if (NULL == preq) MPIX_Prequest_create(req, &preq);
+        compute_pready<<<grid, 1024, 0, s>>>(x, it + 1, rank, bpp, preq);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        CUDA(cudaStreamSynchronize(s));
+        if (it >= 0) t += MPI_Wtime() - t0;
+        else check(y, n, it + 1, "partitioned");
+    }
+    report("partitioned", grid, t, iters);
+    MPIX_Prequest_free(&preq);
+    MPI_Request_free(&req);
+
+#ifdef HAVE_NCCL
+    if (NULL != nccl) {
+        t = 0;
+        for (int it = -1; it < iters; ++it) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            compute<<<grid, 1024, 0, s>>>(x, it + 1, rank);
+            ncclAllReduce(x, y, n, ncclFloat, ncclSum, (ncclComm_t) nccl, s);
+            CUDA(cudaStreamSynchronize(s));
+            if (it >= 0) t += MPI_Wtime() - t0;
+            else check(y, n, it + 1, "nccl");
+        }
+        report("nccl", grid, t, iters);
+    }
+#endif
+    CUDA(cudaFree(x));
+    CUDA(cudaFree(y));
+}
+
+static void overhead(void)
+{
+    const int reps = 50, parts = 32, count = 32768;
+    float *x, *y;
+    MPI_Request req;
+    double t = 0, max;
+    CUDA(cudaMalloc(&x, (size_t) parts * count * sizeof(float)));
+    CUDA(cudaMalloc(&y, (size_t) parts * count * sizeof(float)));
+    for (int i = 0; i <= reps; ++i) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        MPIX_Pallreduce_init(x, y, parts, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                             MPI_INFO_NULL, &req);
+        if (i > 0) t += MPI_Wtime() - t0; /* the first loads the plugin */
+        MPI_Request_free(&req);
+    }
+    MPI_Reduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (0 == rank) printf("coverhead,Pallreduce_init-gpu%s,%d,%d,%.3f,us\n", label, parts, size,
+                          1e6 * max / reps);
+    CUDA(cudaFree(x));
+    CUDA(cudaFree(y));
+}
+
+static void *nccl_init(void)
+{
+#ifdef HAVE_NCCL
+    ncclUniqueId id;
+    ncclComm_t comm = NULL;
+    if (0 == rank) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+    int ok = (ncclSuccess == ncclCommInitRank(&comm, size, id, rank)), all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        if (0 == rank) fprintf(stderr, "b_coll_gpu: NCCL refused these GPUs: no NCCL rows\n");
+        return NULL;
+    }
+    return comm;
+#else
+    return NULL;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    int ndev = 0;
+    CUDA(cudaGetDeviceCount(&ndev));
+    CUDA(cudaSetDevice((NULL != lr ? atoi(lr) : 0) % ndev));
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (getenv("BENCH_LABEL")) label = getenv("BENCH_LABEL");
+    cudaStream_t s;
+    CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    if (argc >= 3 && 0 == strcmp(argv[1], "allreduce")) {
+        void *nccl = nccl_init();
+        for (char *g = strtok(argv[2], ","); g; g = strtok(NULL, ",")) allreduce(atoi(g), s, nccl);
+    } else if (argc >= 2 && 0 == strcmp(argv[1], "overhead")) {
+        overhead();
+    } else if (0 == rank) {
+        fprintf(stderr, "usage: b_coll_gpu allreduce GRIDS | overhead\n");
+    }
+    CUDA(cudaStreamDestroy(s));
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Partitioned collectives benchmarks, side by side in one run (seed 000 §VI-B):
+#   bench/run-coll.sh [OUTDIR]   (default bench/results/coll-$(hostname -s))
+#   BENCH_QUICK=1                fewer sizes
+# CPU: partitioned allreduce vs MPI_Allreduce on host buffers, np 2..8, and
+# MPIX_Pallreduce_init overhead. GPU (where a GPU is present): kernel +
+# allreduce vs grid size, traditional vs partitioned (device MPIX_Pready)
+# vs NCCL, and the init overhead on GPU buffers.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tools/env.sh"
+out=${1:-$here/bench/results/coll-$(hostname -s)}
+mkdir -p "$out"
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+mpicc -O2 -Wall -Wextra -o "$build/b_coll" "$here/bench/b_coll.c"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+export OMPI_MCA_mca_base_component_show_load_errors=0
+if [ -n "${BENCH_QUICK:-}" ]; then
+    sizes=4096,1048576; nps="2 4"; grids=1,64,1024
+else
+    sizes=64,1024,16384,262144,4194304,16777216; nps="2 3 4 6 8"
+    grids=1,4,16,64,256,1024,4096,16384
+fi
+csv=$out/results.csv
+echo "bench,component,param1,param2,value,unit" > "$csv"
+rm -f "$out/errors.txt"
+limit=${BENCH_TIMEOUT:-300}
+run() { # np mpirun-args... -- program args
+    local np=$1; shift
+    timeout "$limit" mpirun -np "$np" --oversubscribe --bind-to none --mca part ucx "$@" |
+        tr -d '\000' | tee -a "$csv" ||
+        echo "bench: np $np $* failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
+}
+for np in $nps; do
+    run "$np" "$build/b_coll" allreduce "$sizes" 8
+    run "$np" "$build/b_coll" overhead
+done
+
+cuda=${CUDA_HOME:-/usr/local/cuda}
+if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
+    nccl=; ncclibs=
+    if [ -e "$cuda/include/nccl.h" ] || [ -e /usr/include/nccl.h ]; then
+        nccl=-DHAVE_NCCL; ncclibs=-lnccl
+    fi
+    "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 $nccl -ccbin "$(command -v mpicxx)" -c \
+        -o "$build/b_coll_gpu.o" "$here/bench/b_coll_gpu.cu"
+    mpicxx -o "$build/b_coll_gpu" "$build/b_coll_gpu.o" -L"$cuda/lib64" -L"$cuda/lib" -lcudart $ncclibs
+    ngpu=$(nvidia-smi -L | wc -l)
+    run 2 "$build/b_coll_gpu" allreduce "$grids"
+    run 2 "$build/b_coll_gpu" overhead
+    [ "$ngpu" -ge 4 ] && run 4 "$build/b_coll_gpu" allreduce "$grids"
+fi
+{
+    echo "machine: $(hostname -s), $(nproc) cores, $(nvidia-smi -L 2>/dev/null | tr '\n' ';')"
+    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+} > "$out/machine.txt"
+py=
+for c in python3 /usr/bin/python3; do
+    if "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
+done
+if [ -n "$py" ]; then
+    "$py" "$here/bench/plot.py" "$csv" "$out" | tee "$out/tables.txt"
+else
+    echo "bench: matplotlib missing; plot with: bench/plot.py $csv $out"
+fi
