@@ -176,6 +176,19 @@ static void overhead(void)
 static void *nccl_init(void)
 {
 #ifdef HAVE_NCCL
+    /* NCCL needs a GPU per rank: ranks sharing one would spin against each
+     * other's kernels. */
+    int ndev = 0, local = 0, most = 0;
+    MPI_Comm node;
+    CUDA(cudaGetDeviceCount(&ndev));
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(&local, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (most > ndev) {
+        if (0 == rank) fprintf(stderr, "b_coll_gpu: %d ranks on %d GPUs: no NCCL rows\n", most, ndev);
+        return NULL;
+    }
     ncclUniqueId id;
     ncclComm_t comm = NULL;
     if (0 == rank) ncclGetUniqueId(&id);

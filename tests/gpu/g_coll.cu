@@ -116,22 +116,24 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     MPIX_Prequest preq = NULL;
 
     const void *s = inplace ? MPI_IN_PLACE : (const void *) sbuf;
+    /* -k: every thread of a fill block calls MPIX_Pready for its partition */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpix_pready_threads", "128");
     if (C_ALLREDUCE == coll) {
         T_MPI(MPIX_Pallreduce_init(s, rbuf, parts, count, type, o.op, MPI_COMM_WORLD,
-                                   MPI_INFO_NULL, &req));
+                                   info, &req));
     } else if (C_REDUCE == coll) {
         T_MPI(MPIX_Preduce_init(s, rbuf, parts, count, type, o.op, root, MPI_COMM_WORLD,
-                                MPI_INFO_NULL, &req));
+                                info, &req));
     } else if (C_ALLGATHER == coll) {
-        T_MPI(MPIX_Pallgather_init(s, rbuf, parts, count, type, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                   &req));
+        T_MPI(MPIX_Pallgather_init(s, rbuf, parts, count, type, MPI_COMM_WORLD, info, &req));
     } else if (C_ALLTOALL == coll) {
-        T_MPI(MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                  &req));
+        T_MPI(MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, info, &req));
     } else {
-        T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, MPI_INFO_NULL,
-                               &req));
+        T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, info, &req));
     }
+    MPI_Info_free(&info);
     for (int e = 1; e <= o.epochs; ++e) {
         /* where this rank's contribution lives on the GPU */
         T *mine = (inplace || C_BCAST == coll) ? rbuf : sbuf;
