@@ -103,12 +103,8 @@ static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t 
     char *buf = (ch->from_send ? (char *) c->sendbuf : c->acc) + (ptrdiff_t) ch->off * c->extent;
     int rc;
 
-    if (ch->reduce || ch->staged || ch->bounce) {
+    if (NULL != ch->tmp) {
         /* Contiguous per partition: reduced into, copied from or into the result. */
-        ch->tmp = mca_part_ucx_coll_alloc(c, c->parts * ch->len * c->extent);
-        if (NULL == ch->tmp) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
         buf = ch->tmp;
     } else if (ch->len != c->count) {
         /* A chunk of every partition: len elements, one partition apart. */
@@ -145,6 +141,7 @@ static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t 
 int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
 {
     mca_part_ucx_chan_t *ch;
+    size_t bytes = 0;
     int i, rc;
 
     for (i = 0; i < c->nchans; ++i) {
@@ -153,6 +150,24 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
         ch->staged = ch->send && (mca_part_ucx_needs_stage(c, i) ||
                                   (c->device && !ch->from_send && ch->len != c->count));
         ch->bounce = !ch->send && !ch->reduce && c->device && ch->len != c->count;
+        if (ch->reduce || ch->staged || ch->bounce) {
+            bytes += (c->parts * ch->len * c->extent + 255) & ~(size_t) 255;
+        }
+    }
+    /* One scratch allocation for every channel: on a GPU, an allocation
+     * costs more than all the rest of the init. */
+    if (bytes > 0) {
+        c->scratch = mca_part_ucx_coll_alloc(c, bytes);
+        if (NULL == c->scratch) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    for (i = 0, bytes = 0; i < c->nchans; ++i) {
+        ch = &c->chans[i];
+        if (ch->reduce || ch->staged || ch->bounce) {
+            ch->tmp = c->scratch + bytes;
+            bytes += (c->parts * ch->len * c->extent + 255) & ~(size_t) 255;
+        }
     }
     for (i = 0; i < c->nchans; ++i) {
         rc = mca_part_ucx_coll_create(c, &c->chans[i]);
@@ -573,8 +588,8 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
             c->chans[i].req->req_state = OMPI_REQUEST_INACTIVE;
             (void) ompi_request_free(&c->chans[i].req);
         }
-        mca_part_ucx_coll_free(c, c->chans[i].tmp);
     }
+    mca_part_ucx_coll_free(c, c->scratch);
     for (i = 0; NULL != c->events && i < (int) c->parts; ++i) {
         if (NULL != c->events[i]) {
             c->gpu->event_destroy(c->events[i]);

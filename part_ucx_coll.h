@@ -67,6 +67,7 @@ typedef struct mca_part_ucx_coll_t {
     mca_part_ucx_step_t *steps;
 
     void *owned;                    /* result buffer of ranks that get none (reduce) */
+    char *scratch;                  /* every channel's tmp, one allocation */
     volatile int *state;            /* per partition: step waited on, -1 before, -2 begun,
                                      * nsteps done */
     size_t done;                    /* partitions complete this epoch */

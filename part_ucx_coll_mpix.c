@@ -99,6 +99,11 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     req->total_bytes = type_size * req->count * req->parts;
 
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
+    /* Listed like point-to-point requests, so MPIX_Prequest_free finds it;
+     * control messages check the kind and never take it for theirs. */
+    OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
+    req->id = opal_pointer_array_add(&mca_part_ucx_module.requests, req);
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
     rc = mca_part_ucx_dev_info(req, info); /* device requests: mpix_pready_threads */
     if (MPI_SUCCESS != rc) {
         ompi_request_t *r = &req->super;
