@@ -116,6 +116,13 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
     param.cb.send = mca_part_ucx_am_sent_cb;
     param.user_data = req;
     param.memory_type = mca_part_ucx_memtype(req->device);
+    if (req->device && !req->am_hdrs[p].flag_only) {
+        /* GPU data goes by rendezvous at every size: zero-copy over cuda_ipc
+         * (or UCX's pipeline), where eager would stage it through host
+         * memory with a synchronous copy on both sides. */
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+        param.flags = UCP_AM_SEND_FLAG_RNDV;
+    }
     op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, &req->am_hdrs[p],
                          sizeof(req->am_hdrs[p]), req->data + p * req->part_bytes,
                          req->am_hdrs[p].flag_only ? 0 : req->part_bytes, &param);
