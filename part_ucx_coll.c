@@ -334,7 +334,7 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
     mca_part_ucx_chan_t *ch;
     int s, i, flag, rc, t;
     bool gpu_work;
-    char *in, *out;
+    char *in, *out, *mine;
 
     for (;;) {
         if (c->pend[p] >= 0) {
@@ -382,6 +382,15 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
             } else if (c->device) {
                 rc = (0 == c->gpu->reduce(c->opk, c->dtk, in, out, ch->len, c->stream))
                          ? OMPI_SUCCESS : OMPI_ERROR;
+            } else if (ch->first && c->no_copy_in) {
+                mine = (char *) c->sendbuf + (ptrdiff_t) (p * c->count + ch->off) * c->extent;
+                if (ompi_datatype_is_predefined(c->dtype)) {
+                    ompi_3buff_op_reduce(c->op, in, mine, out, (int) ch->len, c->dtype);
+                    rc = OMPI_SUCCESS;
+                } else { /* the 3-buffer kernels index predefined types only */
+                    rc = ompi_datatype_copy_content_same_ddt(c->dtype, ch->len, out, mine);
+                    ompi_op_reduce(c->op, in, out, (int) ch->len, c->dtype);
+                }
             } else {
                 ompi_op_reduce(c->op, in, out, (int) ch->len, c->dtype);
                 rc = OMPI_SUCCESS;
@@ -413,7 +422,8 @@ static int mca_part_ucx_coll_begin(mca_part_ucx_coll_t *c, size_t p, uint64_t ep
     int rc;
 
     c->state[p] = -2;
-    if (NULL != c->sendbuf && (c->sendbuf != c->acc || c->own_src != c->own_dst)) {
+    if (NULL != c->sendbuf && !c->no_copy_in &&
+        (c->sendbuf != c->acc || c->own_src != c->own_dst)) {
         rc = mca_part_ucx_coll_copy(c, c->acc + (ptrdiff_t) c->own_dst * c->extent + off,
                                     c->sendbuf + (ptrdiff_t) c->own_src * c->extent + off,
                                     c->count);

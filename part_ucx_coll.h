@@ -39,6 +39,7 @@ typedef struct mca_part_ucx_chan_t {
     bool staged;                    /* send: copied out at MPI_Pready (see commit) */
     bool from_send;                 /* send: straight from the user's send buffer */
     bool bounce;                    /* receive (GPU): a chunk lands in tmp, then in place */
+    bool first;                     /* receive, no_copy_in: result = own contribution op tmp */
     int peer;
     char *tmp;                      /* reduce, staged or bounce: parts x len elements */
     size_t off, len;                /* element offset (partition 0) and elements per partition;
@@ -61,6 +62,8 @@ typedef struct mca_part_ucx_coll_t {
     size_t parts, count;            /* user partitions, elements per partition */
     ptrdiff_t extent;
     bool user_pready;               /* this rank makes partitions ready (else at start) */
+    bool no_copy_in;                /* the builder reads our contribution from sendbuf (step-0
+                                     * sends, first reductions): no copy into the result */
 
     int nchans, nsteps, max_chans, max_steps;
     mca_part_ucx_chan_t *chans;

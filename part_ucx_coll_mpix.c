@@ -51,9 +51,17 @@ static int mca_part_ucx_coll_check(ompi_communicator_t *comm, int partitions, in
     if (NULL == dtype || MPI_DATATYPE_NULL == dtype || !opal_datatype_is_committed(&dtype->super)) {
         return MPI_ERR_TYPE;
     }
-    if (need_op && (NULL == op || MPI_OP_NULL == op || !ompi_op_is_commute(op) ||
-                    !ompi_op_is_valid(op, dtype, NULL, "partitioned reduction"))) {
-        return MPI_ERR_OP;
+    if (need_op) {
+        char *msg = NULL;
+        bool ok = NULL != op && MPI_OP_NULL != op && ompi_op_is_commute(op) &&
+                  ompi_op_is_valid(op, dtype, &msg, "partitioned reduction");
+        if (NULL != msg) {
+            PART_UCX_VERBOSE(5, "%s", msg);
+            free(msg);
+        }
+        if (!ok) {
+            return MPI_ERR_OP;
+        }
     }
     if (need_root && (root < 0 || root >= ompi_comm_size(comm))) {
         return MPI_ERR_ROOT;

@@ -46,20 +46,47 @@ static int mca_part_ucx_chan_opt(mca_part_ucx_coll_t *c, bool send, int peer, si
     return (0 == len) ? MCA_PART_UCX_NO_CHAN : mca_part_ucx_coll_chan(c, send, peer, off, len, reduce);
 }
 
+/* Host buffers, not in place: the first step sends our contribution
+ * straight from the send buffer and the first reduction of a range writes
+ * contribution op received into the result, so nothing copies the send
+ * buffer into the result (the largest cost after the transfers). Only for
+ * builders where every range of the result is written before it is read. */
+static bool mca_part_ucx_direct(mca_part_ucx_coll_t *c, int n)
+{
+    c->no_copy_in = !c->device && NULL != c->sendbuf && n > 1;
+    return c->no_copy_in;
+}
+
+static void mca_part_ucx_mark(mca_part_ucx_coll_t *c, int ch, bool direct, bool send)
+{
+    if (direct && MCA_PART_UCX_NO_CHAN != ch) {
+        if (send) {
+            c->chans[ch].from_send = true;
+        } else {
+            c->chans[ch].first = true;
+        }
+    }
+}
+
 /* Algorithm 1: ring reduce-scatter then ring allgather of the n chunks of
- * every partition; 2(n-1) steps, bandwidth-optimal. */
+ * every partition; 2(n-1) steps, bandwidth-optimal. Reduce-scatter step s
+ * reduces chunk rank-s-1 (each chunk once) and forwards the chunk reduced
+ * in step s-1; the allgather overwrites every chunk but our own final one. */
 static int mca_part_ucx_allreduce_ring(mca_part_ucx_coll_t *c, int rank, int n)
 {
     int right = (rank + 1) % n, left = (rank - 1 + n) % n, s, st, ch;
+    bool direct = mca_part_ucx_direct(c, n);
     size_t off, len;
 
     for (s = 0; s < n - 1; ++s) {
         CHECK(st = mca_part_ucx_coll_step(c));
         mca_part_ucx_chunk(c->count, n, (rank - s + n) % n, &off, &len);
         CHECK(ch = mca_part_ucx_chan_opt(c, true, right, off, len, false));
+        mca_part_ucx_mark(c, ch, direct && 0 == s, true);
         mca_part_ucx_step_out(c, st, ch);
         mca_part_ucx_chunk(c->count, n, (rank - s - 1 + 2 * n) % n, &off, &len);
         CHECK(ch = mca_part_ucx_chan_opt(c, false, left, off, len, true));
+        mca_part_ucx_mark(c, ch, direct, false);
         mca_part_ucx_step_in(c, st, ch);
     }
     for (s = 0; s < n - 1; ++s) {
@@ -78,13 +105,16 @@ static int mca_part_ucx_allreduce_ring(mca_part_ucx_coll_t *c, int rank, int n)
  * partition; latency-optimal for small data. */
 static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
 {
+    bool direct = mca_part_ucx_direct(c, n);
     int mask, st, ch;
 
     for (mask = 1; mask < n; mask <<= 1) {
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_chan_opt(c, true, rank ^ mask, 0, c->count, false));
+        mca_part_ucx_mark(c, ch, direct && 1 == mask, true);
         mca_part_ucx_step_out(c, st, ch);
         CHECK(ch = mca_part_ucx_chan_opt(c, false, rank ^ mask, 0, c->count, true));
+        mca_part_ucx_mark(c, ch, direct && 1 == mask, false);
         mca_part_ucx_step_in(c, st, ch);
     }
     return OMPI_SUCCESS;

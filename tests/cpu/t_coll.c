@@ -2,13 +2,21 @@
  * same data, every epoch, with values that depend on rank, epoch, partition
  * and element and a random MPI_Pready order on every rank.
  *   -c allreduce|reduce|bcast|allgather|alltoall  -p PARTS  -n COUNT per partition  -e EPOCHS
- *   -t int|double  -o sum|max|min|prod  -r ROOT  -i (MPI_IN_PLACE)
+ *   -t int|double|int1 (int1: a derived type laid out as MPI_INT)
+ *   -o sum|max|min|prod|user (user: a commutative MPI_Op_create sum)  -r ROOT  -i (MPI_IN_PLACE)
  *   -w (poll MPI_Parrived on every partition before MPI_Wait)  -E errors */
 #include "../tutil.h"
 #include <mpix_part.h>
 #include <unistd.h>
 
 enum { C_ALLREDUCE, C_REDUCE, C_BCAST, C_ALLGATHER, C_ALLTOALL };
+
+/* A user-defined commutative op: sum of ints, whatever the type's name. */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void) type;
+    for (int i = 0; i < *len; ++i) ((int *) inout)[i] += ((int *) in)[i];
+}
 
 static int cls(int rc)
 {
@@ -28,7 +36,7 @@ static int value(int rank, int epoch, int part, long idx, int prod)
 int main(int argc, char **argv)
 {
     int coll = C_ALLREDUCE, parts = 8, count = 64, epochs = 100, root = 0, inplace = 0;
-    int dbl = 0, poll = 0, errors = 0, opt, rank, size;
+    int dbl = 0, derived = 0, user = 0, poll = 0, errors = 0, opt, rank, size;
     MPI_Op op = MPI_SUM;
     while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:iwE")) != -1) {
         switch (opt) {
@@ -40,9 +48,10 @@ int main(int argc, char **argv)
         case 'p': parts = atoi(optarg); break;
         case 'n': count = atoi(optarg); break;
         case 'e': epochs = atoi(optarg); break;
-        case 't': dbl = !strcmp(optarg, "double"); break;
+        case 't': dbl = !strcmp(optarg, "double"); derived = !strcmp(optarg, "int1"); break;
         case 'o': op = !strcmp(optarg, "max") ? MPI_MAX : !strcmp(optarg, "min") ? MPI_MIN
-                       : !strcmp(optarg, "prod") ? MPI_PROD : MPI_SUM; break;
+                       : !strcmp(optarg, "prod") ? MPI_PROD : MPI_SUM;
+                  user = !strcmp(optarg, "user"); break;
         case 'r': root = atoi(optarg); break;
         case 'i': inplace = 1; break;
         case 'w': poll = 1; break;
@@ -56,6 +65,12 @@ int main(int argc, char **argv)
     root %= size;
     if (errors) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Datatype type = dbl ? MPI_DOUBLE : MPI_INT;
+    if (derived) {
+        /* a derived type laid out as MPI_INT: the non-predefined paths */
+        MPI_Type_contiguous(1, MPI_INT, &type);
+        MPI_Type_commit(&type);
+    }
+    if (user) MPI_Op_create(user_sum, 1, &op);
     /* n: elements of our contribution, rn: of the result (blocks per rank
      * for allgather and alltoall; alltoall sends a block to every rank). */
     int blocks = (C_ALLGATHER == coll || C_ALLTOALL == coll) ? size : 1;
@@ -174,6 +189,15 @@ int main(int argc, char **argv)
         T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     }
     T_MPI(MPI_Request_free(&req));
+    if (errors && derived) {
+        /* Open MPI defines predefined ops on predefined types only */
+        MPI_Request bad;
+        int c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, MPI_SUM, MPI_COMM_WORLD,
+                                         MPI_INFO_NULL, &bad));
+        T_CHECK(MPI_ERR_OP == c, "MPI_SUM on a derived type gave class %d", c);
+    }
+    if (derived) MPI_Type_free(&type);
+    if (user) MPI_Op_free(&op);
     free(sbuf);
     free(rbuf);
     free(ref);
