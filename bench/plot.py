@@ -206,3 +206,31 @@ if by["gallreduce"]:
 
 if by["coverhead"]:
     table("MPIX_Pallreduce_init [us]", by["coverhead"], ["component", "param1", "param2", "value"])
+
+# Applications (seed 000 Figs. 8-11): DL step time vs model size, Jacobi GFLOP/s
+for bench, xlabel, ylabel, fname, logy in (
+        ("dl", "model size (features, doubles)", "iteration time [us]", "dl.png", True),
+        ("jacobi", "problem multiplier (NX 4096, NY 1024 x m)", "GFLOP/s", "jacobi.png", False)):
+    if not by[bench]:
+        continue
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    series = defaultdict(list)
+    for r in by[bench]:
+        series[(r["component"], int(r["param2"]))].append((int(r["param1"]), float(r["value"])))
+    for (comp, np_), pts in sorted(series.items()):
+        pts.sort()
+        ax.plot(*zip(*pts), marker="o", label=f"{comp}, {np_} ranks")
+    ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(bench)
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out}/{fname}", dpi=120)
+    table(bench, by[bench], ["component", "param1", "param2", "value"])
+
+if by["limits"]:
+    table("node limits", by["limits"], ["component", "value", "unit"])

@@ -54,7 +54,7 @@ done
 have_nvcc=no
 if [ "$part_ucx_use_cuda" = yes ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
     have_nvcc=yes
-    for src in "$PART_UCX_SRC"/tests/gpu/*.cu; do
+    for src in "$PART_UCX_SRC"/tests/gpu/*.cu "$PART_UCX_SRC"/examples/*/*.cu; do
         [ -e "$src" ] || continue
         exe=$BUILD/$(basename "$src" .cu)
         ucx_libs=   # u_* tests call UCP themselves
@@ -97,7 +97,7 @@ check_cuda_objects() {
     [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
     [ -e "$PREFIX/lib/ucx/libuct_cuda.so" ] || { echo "UCX built without its CUDA transports"; return 1; }
     local n=0 src
-    for src in "$PART_UCX_SRC"/tests/gpu/*.cu; do
+    for src in "$PART_UCX_SRC"/tests/gpu/*.cu "$PART_UCX_SRC"/examples/*/*.cu; do
         [ -e "$src" ] || continue
         [ -s "$BUILD/$(basename "$src" .cu).o" ] || { echo "no object for $src"; return 1; }
         n=$((n + 1))

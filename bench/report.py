@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Markdown report of a bench/run-all directory: our numbers beside the
+papers' (seed 000, seed 004) and the node's limits.
+usage: report.py OUTDIR   (writes OUTDIR/report.md)"""
+import csv
+import os
+import sys
+
+out = sys.argv[1]
+rows = []
+for part in ("host", "gpu", "coll", "apps"):
+    f = os.path.join(out, part, "results.csv")
+    if os.path.exists(f):
+        rows += [dict(r, part=part) for r in csv.DictReader(open(f))]
+
+
+def pick(bench, comp=None, p1=None, p2=None):
+    for r in rows:
+        if r["bench"] == bench and (comp is None or r["component"] == comp) and \
+                (p1 is None or r["param1"] == str(p1)) and (p2 is None or r["param2"] == str(p2)):
+            return float(r["value"])
+    return None
+
+
+def fmt(v, unit=""):
+    return "—" if v is None else f"{v:.3g}{unit}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+lines = ["# part/ucx: benchmark report", ""]
+m = os.path.join(out, "machine.txt")
+if os.path.exists(m):
+    lines += ["```", open(m).read().strip(), "```", ""]
+
+lines += ["## Node limits", "", "| limit | value |", "|---|---|"]
+for what, unit in (("launch_sync", " us"), ("d2d_copy", " GB/s"), ("peer_copy", " GB/s"), ("gpus", "")):
+    lines.append(f"| {what} | {fmt(pick('limits', what), unit)} |")
+
+lines += ["", "## Beside the papers", "",
+          "| metric | part/ucx | paper | target |", "|---|---|---|---|"]
+table = [
+    ("MPI_Psend_init/Precv_init [us]", pick("overhead", "ucx", "init"), "17.2", "< 8.6"),
+    ("first MPIX_Pbuf_prepare, host [us]", pick("overhead", "ucx", "pbuf_prepare_first"), "193.4", "< 96.7"),
+    ("later MPIX_Pbuf_prepare, host [us]", pick("overhead", "ucx", "pbuf_prepare_later"), "3.4", "< 1.7"),
+    ("MPI_Parrived while waiting, persist/ucx at 16 partitions",
+     ratio(pick("parrived", "persist", 16, "miss"), pick("parrived", "ucx", 16, "miss")), "—", ">= 50x"),
+    ("MPIX_Prequest_create [us]", pick("doverhead", "nvlink", "prequest_create"), "110.7", "< 55"),
+    ("first MPIX_Pbuf_prepare, GPU [us]", pick("doverhead", "nvlink", "pbuf_prepare_first"), "193.4", "< 96.7"),
+    ("later MPIX_Pbuf_prepare, GPU [us]", pick("doverhead", "nvlink", "pbuf_prepare_later"), "3.4", "< 1.7"),
+    ("goodput kernel copy / traditional, 1 block",
+     ratio(pick("goodput", "kernel_copy-nvlink", 1), pick("goodput", "traditional-nvlink", 1)), "2.34x", ">= 3x"),
+    ("goodput progress / traditional, 64 blocks, NVLink",
+     ratio(pick("goodput", "progress-nvlink", 64), pick("goodput", "traditional-nvlink", 64)), "—", ">= 1.5x"),
+    ("goodput progress / traditional, 64 blocks, TCP",
+     ratio(pick("goodput", "progress-tcp", 64), pick("goodput", "traditional-tcp", 64)), "—", ">= 2.8x"),
+    ("MPIX_Pready auto / block, 1024 threads",
+     ratio(pick("pready", "auto", 1024), pick("pready", "block", 1024)), "—", "<= 1.1x"),
+    ("MPIX_Pready thread / block, 1024 threads",
+     ratio(pick("pready", "thread", 1024), pick("pready", "block", 1024)), "271.5x", "—"),
+    ("MPIX_Pallreduce_init, host, np 2 [us]", pick("coverhead", "Pallreduce_init", 8, 2), "62.3", "< 31"),
+    ("MPIX_Pallreduce_init, GPU, np 2 [us]", pick("coverhead", "Pallreduce_init-gpu", 32, 2), "62.3", "< 31"),
+    ("kernel + allreduce, traditional / partitioned, 1 block",
+     ratio(pick("gallreduce", "traditional", 1, 2), pick("gallreduce", "partitioned", 1, 2)), "—", ">= 10x"),
+    ("kernel + allreduce, partitioned / NCCL, 4096 blocks (16 MiB)",
+     ratio(pick("gallreduce", "partitioned", 4096, 2), pick("gallreduce", "nccl", 4096, 2)), "—", "<= 1.2x"),
+    ("Jacobi part / sendrecv GFLOP/s, multiplier 8",
+     ratio(pick("jacobi", "part", 8, 2), pick("jacobi", "sendrecv", 8, 2)), "1.06x (1 node)", ">= 1.1x"),
+    ("DL step mpi / part, 1M features",
+     ratio(pick("dl", "mpi", 1048576, 2), pick("dl", "part", 1048576, 2)), "—", "—"),
+    ("DL step part / nccl, 1M features",
+     ratio(pick("dl", "part", 1048576, 2), pick("dl", "nccl", 1048576, 2)), "—", "—"),
+]
+for name, v, paper, target in table:
+    lines.append(f"| {name} | {fmt(v)} | {paper} | {target} |")
+
+lines += ["", "## Plots", ""]
+for part in ("host", "gpu", "coll", "apps"):
+    d = os.path.join(out, part)
+    if os.path.isdir(d):
+        for png in sorted(f for f in os.listdir(d) if f.endswith(".png")):
+            lines.append(f"![{part}/{png}]({part}/{png})")
+open(os.path.join(out, "report.md"), "w").write("\n".join(lines) + "\n")
+print(f"report: {os.path.join(out, 'report.md')}")
