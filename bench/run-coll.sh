@@ -9,6 +9,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tools/env.sh"
+. "$here/bench/common.sh"
 out=${1:-$here/bench/results/coll-$(hostname -s)}
 mkdir -p "$out"
 build=$(mktemp -d)
@@ -52,16 +53,5 @@ if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
     run 2 "$build/b_coll_gpu" overhead
     [ "$ngpu" -ge 4 ] && run 4 "$build/b_coll_gpu" allreduce "$grids"
 fi
-{
-    echo "machine: $(hostname -s), $(nproc) cores, $(nvidia-smi -L 2>/dev/null | tr '\n' ';')"
-    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-} > "$out/machine.txt"
-py=
-for c in python3 /usr/bin/python3; do
-    if "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
-done
-if [ -n "$py" ]; then
-    "$py" "$here/bench/plot.py" "$csv" "$out" | tee "$out/tables.txt"
-else
-    echo "bench: matplotlib missing; plot with: bench/plot.py $csv $out"
-fi
+bench_machine "$out"
+bench_plot "$csv" "$out"

@@ -8,6 +8,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tools/env.sh"
+. "$here/bench/common.sh"
 out=${1:-$here/bench/results/gpu-$(hostname -s)}
 mkdir -p "$out"
 build=$(mktemp -d)
@@ -38,16 +39,5 @@ run nvlink "$build/b_device" pready "$threads"
 run nvlink "$build/b_device" goodput "$grids"
 run tcp -x UCX_TLS=tcp,cuda_copy,self --mca pml_ucx_tls any --mca pml_ucx_devices any \
     "$build/b_device" goodput "$grids"
-{
-    echo "machine: $(hostname -s), $(nproc) cores, $(nvidia-smi -L | tr '\n' ';')"
-    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-} > "$out/machine.txt"
-py=
-for c in python3 /usr/bin/python3; do
-    if "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
-done
-if [ -n "$py" ]; then
-    "$py" "$here/bench/plot.py" "$csv" "$out" | tee "$out/tables.txt"
-else
-    echo "bench: matplotlib missing; plot with: bench/plot.py $csv $out"
-fi
+bench_machine "$out"
+bench_plot "$csv" "$out"

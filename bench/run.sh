@@ -6,6 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tools/env.sh"
+. "$here/bench/common.sh"
 out=${1:-$here/bench/results/$(hostname -s)}
 mkdir -p "$out"
 build=$(mktemp -d)
@@ -58,19 +59,5 @@ for xfer in auto put; do
 done
 mpi sendrecv --mca part ucx "$build/b_part" sendrecv "$sizes"
 
-{
-    echo "machine: $(hostname -s), $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
-    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-    echo "open mpi: $(ompi_info --parsable | sed -n 's/^ompi:version:full://p'), ucx: $(ucx_info -v | sed -n 's/.*version=\([^ ]*\).*/\1/p' | head -n 1)"
-} > "$out/machine.txt"
-# A GPU node may lack matplotlib: plot there later with bench/plot.py. The
-# distribution's python3-matplotlib may sit behind another python3 in PATH.
-py=
-for c in python3 /usr/bin/python3; do
-    if "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
-done
-if [ -n "$py" ]; then
-    "$py" "$here/bench/plot.py" "$csv" "$out" | tee "$out/tables.txt"
-else
-    echo "bench: matplotlib missing; plot with: bench/plot.py $csv $out"
-fi
+bench_machine "$out"
+bench_plot "$csv" "$out"

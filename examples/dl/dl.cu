@@ -20,6 +20,7 @@
 #include <mpi.h>
 #include <mpix_part.h>
 #include <mpix_part_device.h>
+#include "../common.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +30,6 @@
 #include <nccl.h>
 #endif
 
-#define CUDA(call)                                                                       \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (cudaSuccess != e_) {                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));  \
-            MPI_Abort(MPI_COMM_WORLD, 3);                                                \
-        }                                                                                \
-    } while (0)
 
 #define THREADS 256
 #define QUANT 16777216.0 /* 2^24: gradient fixed point */
@@ -119,7 +112,7 @@ __global__ void update(double *w, const double *gsum, long F, double scale)
 int main(int argc, char **argv)
 {
     long F = 1 << 20;
-    int B = 64, iters = 50, parts = 32, opt, rank, size, ndev = 0;
+    int B = 64, iters = 50, parts = 32, opt, rank, size;
     bool want[M_COUNT] = {true, true, true};
     while ((opt = getopt(argc, argv, "f:b:i:p:m:")) != -1) {
         switch (opt) {
@@ -139,9 +132,7 @@ int main(int argc, char **argv)
     F = blocks * THREADS; /* whole blocks of features */
     int per_part = (int) (F / parts);
 
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice((NULL != lr ? atoi(lr) : 0) % ndev));
+    [[maybe_unused]] const int ndev = example_select_gpu(); /* NCCL needs one per rank */
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

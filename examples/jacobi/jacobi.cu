@@ -23,20 +23,13 @@
 #include <mpi.h>
 #include <mpix_part.h>
 #include <mpix_part_device.h>
+#include "../common.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <vector>
 
-#define CUDA(call)                                                                       \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (cudaSuccess != e_) {                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));  \
-            MPI_Abort(MPI_COMM_WORLD, 3);                                                \
-        }                                                                                \
-    } while (0)
 
 #define TX 256
 
@@ -203,7 +196,7 @@ static double run(const grid &g, int mode, int iters, int nevery, int parts, dou
 int main(int argc, char **argv)
 {
     int nx = 4096, ny = 4096, mult = 0, iters = 100, nevery = 10, parts = 8, check = 0, opt;
-    int rank, size, ndev = 0;
+    int rank, size;
     bool want[M_COUNT] = {true, true};
     while ((opt = getopt(argc, argv, "x:y:s:i:n:p:m:c")) != -1) {
         switch (opt) {
@@ -224,9 +217,7 @@ int main(int argc, char **argv)
         nx = 4096;
         ny = 1024 * mult;
     }
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice((NULL != lr ? atoi(lr) : 0) % ndev));
+    (void) example_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

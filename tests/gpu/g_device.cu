@@ -16,16 +16,8 @@
 #include <unistd.h>
 #include <vector>
 #include "tutil.h"
+#include "gutil.h"
 
-#define CUDA(call)                                                               \
-    do {                                                                         \
-        cudaError_t _e = (call);                                                 \
-        if (cudaSuccess != _e) {                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,        \
-                    cudaGetErrorString(_e));                                     \
-            MPI_Abort(MPI_COMM_WORLD, 3);                                        \
-        }                                                                        \
-    } while (0)
 
 enum { M_AUTO, M_THREAD, M_WARP, M_BLOCK };
 

@@ -12,16 +12,8 @@
 #include <unistd.h>
 #include <vector>
 #include "tutil.h"
+#include "gutil.h"
 
-#define CUDA(call)                                                               \
-    do {                                                                         \
-        cudaError_t _e = (call);                                                 \
-        if (cudaSuccess != _e) {                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,        \
-                    cudaGetErrorString(_e));                                     \
-            MPI_Abort(MPI_COMM_WORLD, 3);                                        \
-        }                                                                        \
-    } while (0)
 
 __host__ __device__ static inline int32_t g_value(int src, long epoch, long part, long idx)
 {
