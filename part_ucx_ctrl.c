@@ -206,11 +206,61 @@ void mca_part_ucx_op_release(void **op)
     }
 }
 
+struct mca_part_ucx_rkey_t {
+    mca_part_ucx_rkey_t *next;
+    int worker;
+    size_t len;
+    ucp_rkey_h rkey;
+    char packed[];
+};
+
+static opal_mutex_t mca_part_ucx_rkey_lock = OPAL_MUTEX_STATIC_INIT;
+
+int mca_part_ucx_peer_rkey(mca_part_ucx_peer_t *peer, int worker, const void *packed,
+                           size_t len, ucp_rkey_h *rkey)
+{
+    mca_part_ucx_rkey_t *k;
+    int rc = OMPI_SUCCESS;
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_rkey_lock);
+    for (k = peer->rkeys; NULL != k; k = k->next) {
+        if (k->worker == worker && k->len == len && 0 == memcmp(k->packed, packed, len)) {
+            break;
+        }
+    }
+    if (NULL == k && NULL != (k = malloc(sizeof(*k) + len))) {
+        if (UCS_OK == ucp_ep_rkey_unpack(peer->eps[worker], packed, &k->rkey)) {
+            k->worker = worker;
+            k->len = len;
+            memcpy(k->packed, packed, len);
+            k->next = peer->rkeys;
+            peer->rkeys = k;
+        } else {
+            free(k);
+            k = NULL;
+        }
+    }
+    if (NULL == k) {
+        rc = OMPI_ERROR;
+    } else {
+        *rkey = k->rkey;
+    }
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_rkey_lock);
+    return rc;
+}
+
 static void mca_part_ucx_peer_destroy(mca_part_ucx_peer_t *peer)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ucp_request_param_t param = {0};
+    mca_part_ucx_rkey_t *k;
     int i;
+
+    while (NULL != (k = peer->rkeys)) {
+        peer->rkeys = k->next;
+        ucp_rkey_destroy(k->rkey);
+        free(k);
+    }
 
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     param.flags = UCP_EP_CLOSE_FLAG_FORCE;
@@ -605,9 +655,10 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
     }
     for (i = 0; i < m->num_workers; ++i) {
         status = ucp_ep_rkey_unpack(req->remote->eps[i], ack->rkeys, &req->buf_rkeys[i]);
-        if (UCS_OK == status) {
-            status = ucp_ep_rkey_unpack(req->remote->eps[i], ack->rkeys + ack->buf_rkey_len,
-                                        &req->flags_rkeys[i]);
+        if (UCS_OK == status &&
+            OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, i, ack->rkeys + ack->buf_rkey_len,
+                                                   ack->flags_rkey_len, &req->flags_rkeys[i])) {
+            status = UCS_ERR_INVALID_PARAM;
         }
         if (UCS_OK != status) {
             PART_UCX_ERROR("unpacking the receiver's keys failed: %s",

@@ -29,9 +29,12 @@ BEGIN_C_DECLS
 
 #define MCA_PART_UCX_MAX_RKEY 1024
 
+typedef struct mca_part_ucx_rkey_t mca_part_ucx_rkey_t;
+
 struct mca_part_ucx_peer_t {
     opal_process_name_t name;
     ucp_ep_h *eps;                  /* one per worker */
+    mca_part_ucx_rkey_t *rkeys;     /* unpacked keys of the peer's control chunks */
 };
 
 /* Sender -> receiver, once per MPI_Psend_init. */
@@ -85,6 +88,12 @@ void mca_part_ucx_ctrl_fini(void);
 
 mca_part_ucx_peer_t *mca_part_ucx_peer_get(ompi_proc_t *proc);
 mca_part_ucx_peer_t *mca_part_ucx_peer_get_by_name(const opal_process_name_t *name);
+/* The unpacked key of one of the peer's control chunks (flags, ready
+ * words), unpacked once per chunk and worker and owned by the peer: with
+ * shared-memory transports, unpacking attaches the peer's segment and
+ * destroying detaches it, which cost more than all the rest of an init. */
+int mca_part_ucx_peer_rkey(mca_part_ucx_peer_t *peer, int worker, const void *packed,
+                           size_t len, ucp_rkey_h *rkey);
 
 /* Send a control message on worker 0. The caller keeps the buffer until
  * *op (NULL when done at once) completes: see mca_part_ucx_op_release(). */

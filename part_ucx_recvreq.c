@@ -409,7 +409,8 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         }
     }
     if (MPI_SUCCESS == error &&
-        UCS_OK != ucp_ep_rkey_unpack(req->remote->eps[0], msg->rtr_rkey, &req->rtr_rkey)) {
+        OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, 0, msg->rtr_rkey, msg->rtr_rkey_len,
+                                               &req->rtr_rkey)) {
         error = MPI_ERR_INTERN;
     }
 
@@ -471,9 +472,7 @@ void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
 
     mca_part_ucx_op_release(&req->rtr_op);
-    if (NULL != req->rtr_rkey) {
-        ucp_rkey_destroy(req->rtr_rkey);
-    }
+    req->rtr_rkey = NULL; /* the peer's (mca_part_ucx_peer_rkey) */
     if (NULL != req->buf_memh) {
         ucp_mem_unmap(m->context, req->buf_memh);
     }

@@ -162,9 +162,7 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
         if (NULL != req->buf_rkeys[i]) {
             ucp_rkey_destroy(req->buf_rkeys[i]);
         }
-        if (NULL != req->flags_rkeys[i]) {
-            ucp_rkey_destroy(req->flags_rkeys[i]);
-        }
+        /* flags_rkeys[i] belong to the peer (mca_part_ucx_peer_rkey) */
     }
     free(req->buf_rkeys);
     free(req->flags_rkeys);
