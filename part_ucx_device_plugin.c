@@ -27,6 +27,7 @@
 
 static opal_mutex_t mca_part_ucx_device_lock = OPAL_MUTEX_STATIC_INIT;
 static const mca_part_ucx_device_ops_t *mca_part_ucx_device_table = NULL;
+/* Never closed: the CUDA runtime inside may still run exit handlers. */
 static opal_dl_handle_t *mca_part_ucx_device_handle = NULL;
 static bool mca_part_ucx_device_tried = false;
 
@@ -69,14 +70,6 @@ const mca_part_ucx_device_ops_t *mca_part_ucx_device(void)
     }
     OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
     return mca_part_ucx_device_table;
-}
-
-void mca_part_ucx_device_fini(void)
-{
-    /* Streams and events are gone with their collectives by now; the CUDA
-     * runtime inside the plugin may still run exit handlers, so the plugin
-     * stays mapped. */
-    mca_part_ucx_device_table = NULL;
 }
 
 int mca_part_ucx_device_dt(ompi_datatype_t *dtype)

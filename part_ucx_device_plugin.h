@@ -20,7 +20,6 @@ BEGIN_C_DECLS
 /* The plugin's table, loaded on first use; NULL (after one help message)
  * where it is missing or cannot run. */
 const mca_part_ucx_device_ops_t *mca_part_ucx_device(void);
-void mca_part_ucx_device_fini(void);
 /* The kernel's element type or operation; -1 where the plugin has none. */
 int mca_part_ucx_device_dt(ompi_datatype_t *dtype);
 int mca_part_ucx_device_op(ompi_op_t *op);

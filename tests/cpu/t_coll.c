@@ -182,6 +182,15 @@ int main(int argc, char **argv)
         c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, MPI_OP_NULL, MPI_COMM_WORLD,
                                      MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_OP == c, "MPI_OP_NULL gave class %d", c);
+        MPI_Op noncommute;
+        MPI_Op_create(user_sum, 0, &noncommute); /* declared non-commutative */
+        c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, MPI_INT, noncommute,
+                                     MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
+        T_CHECK(MPI_ERR_OP == c, "a non-commutative op gave class %d", c);
+        c = cls(MPIX_Preduce_init(sbuf, rbuf, parts, count, MPI_INT, noncommute, 0,
+                                  MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
+        T_CHECK(MPI_ERR_OP == c, "a non-commutative op (reduce) gave class %d", c);
+        MPI_Op_free(&noncommute);
         T_MPI(MPI_Start(&req));
         c = cls(MPI_Request_free(&req));
         T_CHECK(MPI_ERR_REQUEST == c, "freeing an active collective gave class %d", c);
