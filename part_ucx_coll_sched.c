@@ -101,21 +101,51 @@ static int mca_part_ucx_allreduce_ring(mca_part_ucx_coll_t *c, int rank, int n)
     return OMPI_SUCCESS;
 }
 
-/* Recursive doubling (n a power of two): log2(n) exchanges of the whole
- * partition; latency-optimal for small data. */
+/* Recursive doubling: log2(p2) exchanges of the whole partition among the
+ * largest power of two p2 <= n ranks; latency-optimal for small data. The
+ * n - p2 extra ranks fold in first (rank p2 + i hands its data to rank i)
+ * and get the result back last. */
 static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
 {
-    bool direct = mca_part_ucx_direct(c, n);
-    int mask, st, ch;
+    int p2 = 1, mask, st, ch;
+    bool direct = mca_part_ucx_direct(c, n), folded;
 
-    for (mask = 1; mask < n; mask <<= 1) {
+    while (p2 * 2 <= n) {
+        p2 *= 2;
+    }
+    if (rank >= p2) {
+        /* extra: our contribution out, the result back in place */
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_chan_opt(c, true, rank - p2, 0, c->count, false));
+        mca_part_ucx_mark(c, ch, direct, true);
+        mca_part_ucx_step_out(c, st, ch);
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_chan_opt(c, false, rank - p2, 0, c->count, false));
+        mca_part_ucx_step_in(c, st, ch);
+        return OMPI_SUCCESS;
+    }
+    folded = rank < n - p2;
+    if (folded) {
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_chan_opt(c, false, rank + p2, 0, c->count, true));
+        mca_part_ucx_mark(c, ch, direct, false);
+        mca_part_ucx_step_in(c, st, ch);
+    }
+    for (mask = 1; mask < p2; mask <<= 1) {
+        /* the first exchange reads the send buffer unless a fold came first */
+        bool first = direct && !folded && 1 == mask;
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_chan_opt(c, true, rank ^ mask, 0, c->count, false));
-        mca_part_ucx_mark(c, ch, direct && 1 == mask, true);
+        mca_part_ucx_mark(c, ch, first, true);
         mca_part_ucx_step_out(c, st, ch);
         CHECK(ch = mca_part_ucx_chan_opt(c, false, rank ^ mask, 0, c->count, true));
-        mca_part_ucx_mark(c, ch, direct && 1 == mask, false);
+        mca_part_ucx_mark(c, ch, first, false);
         mca_part_ucx_step_in(c, st, ch);
+    }
+    if (folded) {
+        CHECK(st = mca_part_ucx_coll_step(c));
+        CHECK(ch = mca_part_ucx_chan_opt(c, true, rank + p2, 0, c->count, false));
+        mca_part_ucx_step_out(c, st, ch);
     }
     return OMPI_SUCCESS;
 }
@@ -129,13 +159,9 @@ int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, ompi_info_t *info)
     (void) info;
     if (MCA_PART_UCX_ALLREDUCE_AUTO == alg) {
         ompi_datatype_type_size(c->dtype, &type_size);
-        alg = (0 == (n & (n - 1)) &&
-               type_size * c->count <= (size_t) mca_part_ucx_component.allreduce_small)
+        alg = (type_size * c->count <= (size_t) mca_part_ucx_component.allreduce_small)
                   ? MCA_PART_UCX_ALLREDUCE_RD
                   : MCA_PART_UCX_ALLREDUCE_RING;
-    }
-    if (MCA_PART_UCX_ALLREDUCE_RD == alg && 0 != (n & (n - 1))) {
-        alg = MCA_PART_UCX_ALLREDUCE_RING; /* needs a power of two */
     }
     return (MCA_PART_UCX_ALLREDUCE_RD == alg) ? mca_part_ucx_allreduce_rd(c, rank, n)
                                               : mca_part_ucx_allreduce_ring(c, rank, n);
