@@ -135,7 +135,7 @@ static int mca_part_ucx_component_register(void)
     (void) mca_base_component_var_register(c, "allreduce_algorithm",
         "Schedule of MPIX_Pallreduce_init: ring (reduce-scatter + allgather, "
         "bandwidth-optimal), recursive_doubling (log2(n) whole-partition exchanges, "
-        "latency-optimal, power-of-two communicators only), or auto (recursive "
+        "latency-optimal; ranks beyond a power of two fold in), or auto (recursive "
         "doubling up to part_ucx_allreduce_small bytes per partition, ring above)",
         MCA_BASE_VAR_TYPE_INT, ar_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_algorithm);
