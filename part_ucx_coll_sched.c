@@ -159,7 +159,9 @@ int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, ompi_info_t *info)
     (void) info;
     if (MCA_PART_UCX_ALLREDUCE_AUTO == alg) {
         ompi_datatype_type_size(c->dtype, &type_size);
-        alg = (type_size * c->count <= (size_t) mca_part_ucx_component.allreduce_small)
+        /* Two ranks: both schedules move the partition once each way, and
+         * recursive doubling does it in one step without chunks. */
+        alg = (n <= 2 || type_size * c->count <= (size_t) mca_part_ucx_component.allreduce_small)
                   ? MCA_PART_UCX_ALLREDUCE_RD
                   : MCA_PART_UCX_ALLREDUCE_RING;
     }

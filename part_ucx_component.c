@@ -136,7 +136,8 @@ static int mca_part_ucx_component_register(void)
         "Schedule of MPIX_Pallreduce_init: ring (reduce-scatter + allgather, "
         "bandwidth-optimal), recursive_doubling (log2(n) whole-partition exchanges, "
         "latency-optimal; ranks beyond a power of two fold in), or auto (recursive "
-        "doubling up to part_ucx_allreduce_small bytes per partition, ring above)",
+        "doubling up to part_ucx_allreduce_small bytes per partition and always on "
+        "two ranks, ring above)",
         MCA_BASE_VAR_TYPE_INT, ar_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_algorithm);
     OBJ_RELEASE(ar_enum);
