@@ -634,7 +634,14 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
         return;
     }
 
+    /* A strided receiver matched our partitions one to one (it packs
+     * otherwise); never put past a partition of its buffer. */
+    if (0 != ack->buf_stride && (ack->parts != req->parts || ack->buf_stride < req->part_bytes)) {
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+        return;
+    }
     req->remote_parts = ack->parts;
+    req->remote_stride = ack->buf_stride;
     req->remote_buf = ack->buf_addr;
     req->remote_flags = ack->flags_addr;
     if (ack->am) {

@@ -70,6 +70,7 @@ typedef struct mca_part_ucx_ack_msg_t {
     uint64_t total_bytes;
     uint64_t buf_addr;
     uint64_t flags_addr;
+    uint64_t buf_stride;            /* receiver partitions this far apart; 0: packed */
     uint8_t rkeys[];                /* buf rkey, then flags rkey */
 } mca_part_ucx_ack_msg_t;
 

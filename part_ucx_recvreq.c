@@ -192,7 +192,8 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         flags[hdr->part] = hdr->epoch;
         return UCS_OK;
     }
-    dst = req->data + hdr->part * spart;
+    /* strided: partitions one to one (mca_part_ucx_recv_packed otherwise) */
+    dst = req->data + hdr->part * (req->stride != req->part_bytes ? req->stride : spart);
     if (!rndv) {
         if (OPAL_SUCCESS != mca_part_ucx_copy_in(dst, data, length, req->device)) {
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
@@ -297,6 +298,7 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     ack->parts = req->parts;
     ack->total_bytes = req->total_bytes;
     ack->buf_addr = (uint64_t) (uintptr_t) req->data;
+    ack->buf_stride = (req->stride != req->part_bytes) ? req->stride : 0;
     ack->flags_addr = (uint64_t) (uintptr_t) req->flags_block.addr;
     ack->buf_rkey_len = (uint32_t) buf_rkey_len;
     ack->flags_rkey_len = (uint32_t) flags_rkey_len;
@@ -321,6 +323,24 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
  * the CPU. Such partitions go as one active message each instead: cheaper
  * for host memory on a node, and the only correct choice for GPU memory,
  * which UCX's rendezvous then moves over cuda_ipc or cuda_copy. */
+/* A strided receive (each partition contiguous, partitions apart) lands in
+ * place only when the sender's partitions are ours; otherwise its byte
+ * stream lands packed and each partition is unpacked, as for any
+ * non-contiguous type. Called before setup completes. */
+static int mca_part_ucx_recv_packed(mca_part_ucx_request_t *req)
+{
+    req->pack_buf = malloc(req->total_bytes);
+    req->unpacked = calloc(req->parts, sizeof(uint64_t));
+    if (NULL == req->pack_buf || NULL == req->unpacked) {
+        return OMPI_ERR_OUT_OF_RESOURCE; /* freed with the request */
+    }
+    req->data = req->pack_buf;
+    req->stride = req->part_bytes;
+    PART_UCX_VERBOSE(10, "receive from rank %d tag %d: %zu strided partitions against another "
+                     "sender partition count: packed", req->peer, req->tag, req->parts);
+    return OMPI_SUCCESS;
+}
+
 static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
 {
     opal_proc_t *proc;
@@ -372,6 +392,10 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
     if (msg->total_bytes != req->total_bytes || 0 == msg->parts || msg->parts > INT_MAX) {
         error = MPI_ERR_TRUNCATE;
     }
+    if (MPI_SUCCESS == error && req->stride != req->part_bytes && msg->parts != req->parts &&
+        OMPI_SUCCESS != mca_part_ucx_recv_packed(req)) {
+        error = MPI_ERR_NO_MEM;
+    }
     if (MPI_SUCCESS == error) {
         req->remote_parts = msg->parts;
         req->remote_rtr = msg->rtr_addr;
@@ -388,7 +412,7 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
     if (MPI_SUCCESS == error && req->total_bytes > 0 && !req->am) {
         params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
         params.address = req->data;
-        params.length = req->total_bytes;
+        params.length = (req->parts - 1) * req->stride + req->part_bytes; /* strided: the span */
         status = ucp_mem_map(m->context, &params, &req->buf_memh);
         if (UCS_OK != status) {
             PART_UCX_ERROR("registering the receive buffer failed: %s",

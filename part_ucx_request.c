@@ -111,7 +111,15 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
     req->setup = MCA_PART_UCX_SETUP_PENDING;
     req->error = MPI_SUCCESS;
 
-    if (!req->contiguous && req->total_bytes > 0) {
+    req->stride = req->part_bytes;
+    if (!req->contiguous && parts > 1 && req->extent > 0 &&
+        ompi_datatype_is_contiguous_memory_layout(datatype, count)) {
+        /* Each partition contiguous, partitions apart (a resized type):
+         * moved in place, partition by partition. */
+        req->stride = count * (size_t) req->extent;
+        PART_UCX_VERBOSE(10, "partitions of %zu bytes, %zu apart: moved in place",
+                         req->part_bytes, req->stride);
+    } else if (!req->contiguous && req->total_bytes > 0) {
         req->pack_buf = malloc(req->total_bytes);
         if (NULL == req->pack_buf) {
             return OMPI_ERR_OUT_OF_RESOURCE;

@@ -54,6 +54,9 @@ struct mca_part_ucx_request_t {
 
     void *buf;
     char *data;                     /* contiguous: first byte of the data */
+    size_t stride;                  /* bytes from one partition's data to the next: part_bytes,
+                                     * or more where each partition is contiguous but the
+                                     * datatype's extent leaves gaps (no packing then) */
     size_t parts;
     size_t count;                   /* elements per partition */
     ompi_datatype_t *datatype;
@@ -81,6 +84,7 @@ struct mca_part_ucx_request_t {
     /* Remote side, from the setup exchange. */
     size_t remote_parts;            /* sender: receiver's partitions; receiver: sender's */
     uint64_t remote_buf;
+    uint64_t remote_stride;         /* the receiver's stride, 0: its partitions are packed */
     uint64_t remote_flags;
     uint64_t remote_rtr;
     ucp_rkey_h *buf_rkeys;          /* one per worker */

@@ -124,7 +124,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
         param.flags = UCP_AM_SEND_FLAG_RNDV;
     }
     op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, &req->am_hdrs[p],
-                         sizeof(req->am_hdrs[p]), req->data + p * req->part_bytes,
+                         sizeof(req->am_hdrs[p]), req->data + p * req->stride,
                          req->am_hdrs[p].flag_only ? 0 : req->part_bytes, &param);
     if (UCS_PTR_IS_ERR(op)) {
         PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
@@ -168,8 +168,10 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         req->flag_values[p] = req->epoch;
         w = (int) (p % nw);
         if (req->part_bytes > 0) {
-            mca_part_ucx_put(req, req->remote->eps[w], req->data + p * req->part_bytes,
-                             req->part_bytes, req->remote_buf + p * req->part_bytes,
+            mca_part_ucx_put(req, req->remote->eps[w], req->data + p * req->stride,
+                             req->part_bytes,
+                             req->remote_buf + p * (req->remote_stride ? req->remote_stride
+                                                                       : req->part_bytes),
                              req->buf_rkeys[w]);
         } else {
             opal_atomic_add_fetch_64(&req->ops_done, 1);

@@ -1,0 +1,85 @@
+/* Partitions that are each contiguous but lie apart (a block type resized
+ * to leave a gap, count 1 per partition): moved in place, without packing,
+ * when both sides have the same number of partitions; packed otherwise.
+ * Gaps must stay untouched, data must change per epoch and partition.
+ *   -p SENDER_PARTS -q RECEIVER_PARTS -n INTS per sender partition
+ *   -s SENDER_GAP -r RECEIVER_GAP (ints; 0: contiguous)  -e EPOCHS */
+#include "../tutil.h"
+#include <unistd.h>
+
+/* count ints per partition, gap ints after each, as one element */
+static MPI_Datatype block_type(int ints, int gap)
+{
+    MPI_Datatype t, r;
+    MPI_Type_contiguous(ints, MPI_INT32_T, &t);
+    if (0 == gap) return t;
+    MPI_Type_create_resized(t, 0, (MPI_Aint) (ints + gap) * 4, &r);
+    MPI_Type_free(&t);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    int sparts = 6, rparts = 6, ints = 40, sgap = 3, rgap = 5, epochs = 50, opt, rank, size;
+    while ((opt = getopt(argc, argv, "p:q:n:s:r:e:")) != -1) {
+        switch (opt) {
+        case 'p': sparts = atoi(optarg); break;
+        case 'q': rparts = atoi(optarg); break;
+        case 'n': ints = atoi(optarg); break;
+        case 's': sgap = atoi(optarg); break;
+        case 'r': rgap = atoi(optarg); break;
+        case 'e': epochs = atoi(optarg); break;
+        default: return 2;
+        }
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int dst = (rank + 1) % size, src = (rank - 1 + size) % size;
+    long total = (long) sparts * ints;          /* ints moved */
+    int rints = (int) (total / rparts);          /* ints per receiver partition */
+    MPI_Datatype st = block_type(ints, sgap), rt = block_type(rints, rgap);
+    MPI_Type_commit(&st);
+    MPI_Type_commit(&rt);
+    long slen = (long) sparts * (ints + sgap), rlen = (long) rparts * (rints + rgap);
+    int32_t *sbuf = malloc(slen * 4), *rbuf = malloc(rlen * 4);
+    MPI_Request req[2];
+    T_MPI(MPI_Psend_init(sbuf, sparts, 1, st, dst, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+    T_MPI(MPI_Precv_init(rbuf, rparts, 1, rt, src, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+    for (int e = 1; e <= epochs; ++e) {
+        for (long k = 0; k < total; ++k) {
+            long p = k / ints;
+            sbuf[p * (ints + sgap) + k % ints] = t_value(rank, e, p, k);
+        }
+        for (long j = 0; j < rlen; ++j) rbuf[j] = -5;
+        T_MPI(MPI_Startall(2, req));
+        for (int p = sparts - 1; p >= 0; --p) T_MPI(MPI_Pready(p, req[0]));
+        for (int q = 0; q < rparts; ++q) {
+            int flag = 0;
+            while (!flag) T_MPI(MPI_Parrived(req[1], q, &flag));
+            /* in place at arrival: the partition's ints, its gap untouched */
+            for (long i = 0; i < rints; ++i) {
+                long k = (long) q * rints + i;
+                int32_t want = t_value(src, e, k / ints, k);
+                if (rbuf[(long) q * (rints + rgap) + i] != want) {
+                    T_CHECK(0, "epoch %d: partition %d int %ld is %d, not %d", e, q, i,
+                            rbuf[(long) q * (rints + rgap) + i], want);
+                    break;
+                }
+            }
+            for (long g = 0; g < rgap; ++g) {
+                T_CHECK(-5 == rbuf[(long) q * (rints + rgap) + rints + g],
+                        "epoch %d: gap after partition %d written", e, q);
+            }
+        }
+        T_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        if (t_failures > 10) break;
+    }
+    T_MPI(MPI_Request_free(&req[0]));
+    T_MPI(MPI_Request_free(&req[1]));
+    MPI_Type_free(&st);
+    MPI_Type_free(&rt);
+    free(sbuf);
+    free(rbuf);
+    return t_finish("t_strided");
+}
