@@ -195,7 +195,8 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     /* strided: partitions one to one (mca_part_ucx_recv_packed otherwise) */
     dst = req->data + hdr->part * (req->stride != req->part_bytes ? req->stride : spart);
     if (!rndv) {
-        if (OPAL_SUCCESS != mca_part_ucx_copy_in(dst, data, length, req->device)) {
+        if (OPAL_SUCCESS != mca_part_ucx_copy_in(dst, data, length,
+                                                 mca_part_ucx_data_on_device(req))) {
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
             return UCS_OK;
         }
@@ -217,7 +218,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.recv_am = mca_part_ucx_rndv_done;
     param.user_data = r;
-    param.memory_type = mca_part_ucx_memtype(req->device);
+    param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
     op = ucp_am_recv_data_nbx(worker, data, dst, length, &param);
     if (UCS_PTR_IS_PTR(op)) {
         return UCS_OK;

@@ -185,6 +185,13 @@ static inline void mca_part_ucx_overlap(const mca_part_ucx_request_t *req, size_
     *slast = (end - 1) / spart_bytes;
 }
 
+/* Where the bytes UCX moves live: the user's GPU buffer, or host memory
+ * (a host buffer, or the host pack buffer of a non-contiguous GPU one). */
+static inline bool mca_part_ucx_data_on_device(const mca_part_ucx_request_t *req)
+{
+    return req->device && NULL == req->pack_buf;
+}
+
 END_C_DECLS
 
 #endif /* MCA_PART_UCX_REQUEST_H */

@@ -115,8 +115,8 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.send = mca_part_ucx_am_sent_cb;
     param.user_data = req;
-    param.memory_type = mca_part_ucx_memtype(req->device);
-    if (req->device && !req->am_hdrs[p].flag_only) {
+    param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
+    if (mca_part_ucx_data_on_device(req) && !req->am_hdrs[p].flag_only) {
         /* GPU data goes by rendezvous at every size: zero-copy over cuda_ipc
          * (or UCX's pipeline), where eager would stage it through host
          * memory with a synchronous copy on both sides. */

@@ -1,0 +1,95 @@
+/* Strided partitions (each contiguous, partitions apart: a block type
+ * resized to leave a gap) in GPU memory, moved in place by active
+ * messages; the receiver checks every partition and that gaps stay
+ * untouched, after a copy back to the host.
+ *   -p SENDER_PARTS -q RECEIVER_PARTS -n INTS per sender partition
+ *   -s SENDER_GAP -r RECEIVER_GAP (ints)  -e EPOCHS */
+#include <mpi.h>
+#include <unistd.h>
+#include <vector>
+#include "tutil.h"
+#include "gutil.h"
+
+static MPI_Datatype block_type(int ints, int gap)
+{
+    MPI_Datatype t, r;
+    MPI_Type_contiguous(ints, MPI_INT32_T, &t);
+    if (0 == gap) return t;
+    MPI_Type_create_resized(t, 0, (MPI_Aint) (ints + gap) * 4, &r);
+    MPI_Type_free(&t);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    int sparts = 8, rparts = 8, ints = 1024, sgap = 3, rgap = 5, epochs = 50, opt, rank, size;
+    int ndev = 0;
+    while ((opt = getopt(argc, argv, "p:q:n:s:r:e:")) != -1) {
+        switch (opt) {
+        case 'p': sparts = atoi(optarg); break;
+        case 'q': rparts = atoi(optarg); break;
+        case 'n': ints = atoi(optarg); break;
+        case 's': sgap = atoi(optarg); break;
+        case 'r': rgap = atoi(optarg); break;
+        case 'e': epochs = atoi(optarg); break;
+        default: return 2;
+        }
+    }
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    CUDA(cudaGetDeviceCount(&ndev));
+    CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int dst = (rank + 1) % size, src = (rank - 1 + size) % size;
+    long total = (long) sparts * ints;
+    int rints = (int) (total / rparts);
+    MPI_Datatype st = block_type(ints, sgap), rt = block_type(rints, rgap);
+    MPI_Type_commit(&st);
+    MPI_Type_commit(&rt);
+    long slen = (long) sparts * (ints + sgap), rlen = (long) rparts * (rints + rgap);
+    std::vector<int32_t> hs(slen, 0), hr(rlen);
+    int32_t *sbuf, *rbuf;
+    CUDA(cudaMalloc(&sbuf, slen * 4));
+    CUDA(cudaMalloc(&rbuf, rlen * 4));
+    MPI_Request req[2];
+    T_MPI(MPI_Psend_init(sbuf, sparts, 1, st, dst, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+    T_MPI(MPI_Precv_init(rbuf, rparts, 1, rt, src, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+    for (int e = 1; e <= epochs; ++e) {
+        for (long k = 0; k < total; ++k) {
+            long p = k / ints;
+            hs[p * (ints + sgap) + k % ints] = t_value(rank, e, p, k);
+        }
+        for (long j = 0; j < rlen; ++j) hr[j] = -5;
+        CUDA(cudaMemcpy(sbuf, hs.data(), slen * 4, cudaMemcpyHostToDevice));
+        CUDA(cudaMemcpy(rbuf, hr.data(), rlen * 4, cudaMemcpyHostToDevice));
+        CUDA(cudaDeviceSynchronize()); /* pageable copies may still be in flight */
+        T_MPI(MPI_Startall(2, req));
+        for (int p = sparts - 1; p >= 0; --p) T_MPI(MPI_Pready(p, req[0]));
+        T_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        CUDA(cudaMemcpy(hr.data(), rbuf, rlen * 4, cudaMemcpyDeviceToHost));
+        for (int q = 0; q < rparts; ++q) {
+            for (long i = 0; i < rints; ++i) {
+                long k = (long) q * rints + i;
+                int32_t want = t_value(src, e, k / ints, k);
+                if (hr[(long) q * (rints + rgap) + i] != want) {
+                    T_CHECK(0, "epoch %d: partition %d int %ld is %d, not %d", e, q, i,
+                            hr[(long) q * (rints + rgap) + i], want);
+                    break;
+                }
+            }
+            for (long g = 0; g < rgap; ++g) {
+                T_CHECK(-5 == hr[(long) q * (rints + rgap) + rints + g],
+                        "epoch %d: gap after partition %d written", e, q);
+            }
+        }
+        if (t_failures > 10) break;
+    }
+    T_MPI(MPI_Request_free(&req[0]));
+    T_MPI(MPI_Request_free(&req[1]));
+    MPI_Type_free(&st);
+    MPI_Type_free(&rt);
+    CUDA(cudaFree(sbuf));
+    CUDA(cudaFree(rbuf));
+    return t_finish("g_strided");
+}
