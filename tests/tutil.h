@@ -55,6 +55,18 @@ static inline void t_shuffle(int *a, int n, unsigned *seed)
     }
 }
 
+/* ints int32 as one element followed by gap ints: partitions of count 1
+ * that are each contiguous but lie apart (gap 0: plain contiguous). */
+static inline MPI_Datatype t_block_type(int ints, int gap)
+{
+    MPI_Datatype t, r;
+    MPI_Type_contiguous(ints, MPI_INT32_T, &t);
+    if (0 == gap) return t;
+    MPI_Type_create_resized(t, 0, (MPI_Aint) (ints + gap) * 4, &r);
+    MPI_Type_free(&t);
+    return r;
+}
+
 /* Every rank's failures decide the exit status of every rank. */
 static inline int t_finish(const char *name)
 {

@@ -7,17 +7,6 @@
 #include "../tutil.h"
 #include <unistd.h>
 
-/* count ints per partition, gap ints after each, as one element */
-static MPI_Datatype block_type(int ints, int gap)
-{
-    MPI_Datatype t, r;
-    MPI_Type_contiguous(ints, MPI_INT32_T, &t);
-    if (0 == gap) return t;
-    MPI_Type_create_resized(t, 0, (MPI_Aint) (ints + gap) * 4, &r);
-    MPI_Type_free(&t);
-    return r;
-}
-
 int main(int argc, char **argv)
 {
     int sparts = 6, rparts = 6, ints = 40, sgap = 3, rgap = 5, epochs = 50, opt, rank, size;
@@ -38,7 +27,7 @@ int main(int argc, char **argv)
     int dst = (rank + 1) % size, src = (rank - 1 + size) % size;
     long total = (long) sparts * ints;          /* ints moved */
     int rints = (int) (total / rparts);          /* ints per receiver partition */
-    MPI_Datatype st = block_type(ints, sgap), rt = block_type(rints, rgap);
+    MPI_Datatype st = t_block_type(ints, sgap), rt = t_block_type(rints, rgap);
     MPI_Type_commit(&st);
     MPI_Type_commit(&rt);
     long slen = (long) sparts * (ints + sgap), rlen = (long) rparts * (rints + rgap);

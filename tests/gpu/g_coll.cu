@@ -241,7 +241,7 @@ static void errors(int parts, int count)
 int main(int argc, char **argv)
 {
     opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, MPI_SUM};
-    int dbl = 0, opt, local = 0, ndev = 0;
+    int dbl = 0, opt;
     while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawE")) != -1) {
         switch (opt) {
         case 'c':
@@ -267,11 +267,8 @@ int main(int argc, char **argv)
         default: return 2;
         }
     }
-    /* one GPU per local rank, wrapping around */
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    if (NULL != lr) local = atoi(lr);
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice(local % ndev));
+
+    (void) g_select_gpu();
     MPI_Init(&argc, &argv);
     if (o.errors) errors(o.parts, o.count);
     if (dbl) run<double>(o, MPI_DOUBLE);

@@ -90,7 +90,7 @@ static int err_class(int rc)
 int main(int argc, char **argv)
 {
     int mode = M_AUTO, parts = 8, threads = 256, bpp = 1, pt = 2, epochs = 1000;
-    int kpoll = 0, recreate = 0, errors = 0, late = 0, expect_copy = 0, opt, rank, size, ndev = 0;
+    int kpoll = 0, recreate = 0, errors = 0, late = 0, expect_copy = 0, opt, rank, size;
     const char *copy = NULL;
     while ((opt = getopt(argc, argv, "m:p:t:b:v:e:krEc:CL")) != -1) {
         switch (opt) {
@@ -119,9 +119,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "g_device: bad arguments\n");
         return 2;
     }
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
+    (void) g_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

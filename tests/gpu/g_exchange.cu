@@ -33,7 +33,7 @@ __global__ void fill(int32_t *buf, long n, int count, int rank, int epoch)
 int main(int argc, char **argv)
 {
     int parts = 8, count = 4096, epochs = 20, prepare = 0, poll = 0, rparts = 0;
-    int host_send = 0, host_recv = 0, opt, rank, size, ndev = 0;
+    int host_send = 0, host_recv = 0, opt, rank, size;
     while ((opt = getopt(argc, argv, "p:c:e:q:baH:")) != -1) {
         switch (opt) {
         case 'p': parts = atoi(optarg); break;
@@ -47,9 +47,7 @@ int main(int argc, char **argv)
         }
     }
     if (0 == rparts) rparts = parts;
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
+    (void) g_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

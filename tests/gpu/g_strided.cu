@@ -10,20 +10,9 @@
 #include "tutil.h"
 #include "gutil.h"
 
-static MPI_Datatype block_type(int ints, int gap)
-{
-    MPI_Datatype t, r;
-    MPI_Type_contiguous(ints, MPI_INT32_T, &t);
-    if (0 == gap) return t;
-    MPI_Type_create_resized(t, 0, (MPI_Aint) (ints + gap) * 4, &r);
-    MPI_Type_free(&t);
-    return r;
-}
-
 int main(int argc, char **argv)
 {
     int sparts = 8, rparts = 8, ints = 1024, sgap = 3, rgap = 5, epochs = 50, opt, rank, size;
-    int ndev = 0;
     while ((opt = getopt(argc, argv, "p:q:n:s:r:e:")) != -1) {
         switch (opt) {
         case 'p': sparts = atoi(optarg); break;
@@ -35,16 +24,14 @@ int main(int argc, char **argv)
         default: return 2;
         }
     }
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
+    (void) g_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int dst = (rank + 1) % size, src = (rank - 1 + size) % size;
     long total = (long) sparts * ints;
     int rints = (int) (total / rparts);
-    MPI_Datatype st = block_type(ints, sgap), rt = block_type(rints, rgap);
+    MPI_Datatype st = t_block_type(ints, sgap), rt = t_block_type(rints, rgap);
     MPI_Type_commit(&st);
     MPI_Type_commit(&rt);
     long slen = (long) sparts * (ints + sgap), rlen = (long) rparts * (rints + rgap);

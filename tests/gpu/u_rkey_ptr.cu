@@ -102,14 +102,12 @@ static void verify(const uint8_t *buf, int writer, unsigned seed, const char *wh
 
 int main(int argc, char **argv)
 {
-    int expect_refusal = 0, opt, rank, size, ndev = 0;
+    int expect_refusal = 0, opt, rank, size;
     while ((opt = getopt(argc, argv, "n")) != -1) {
         if (opt == 'n') expect_refusal = 1;
         else return 2;
     }
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
+    (void) g_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
