@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The one command for GPU runs, on a GPU node without a package registry:
 #   tools/device-run.sh BUNDLE.tar.xz OUTDIR [-k PATTERN]
+#   DEVICE_BENCH=1   then bench/run-all too, packed as OUTDIR/bench-all.tar.xz
+#                    (a lent machine sends back only a few files)
 # Unpacks the bundle made by tools/bundle.sh, records what the node is and
 # what Open MPI and UCX see there, runs the GPU suite, and writes
 # OUTDIR/node.txt and OUTDIR/gpu-tests.txt.
@@ -28,4 +30,9 @@ export PART_UCX_PREFIX=$dest/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache
 cat "$out/node.txt"
 
 cd "$here" && tools/test.sh --gpu "$@" 2>&1 | tee "$out/gpu-tests.txt"
-exit "${PIPESTATUS[0]}"
+rc=${PIPESTATUS[0]}
+if [ -n "${DEVICE_BENCH:-}" ]; then
+    bash "$here/bench/run-all" "$out/bench-all" > "$out/bench-all.log" 2>&1
+    tar -cJf "$out/bench-all.tar.xz" -C "$out" bench-all && rm -rf "$out/bench-all"
+fi
+exit "$rc"
