@@ -132,7 +132,14 @@ int main(int argc, char **argv)
         if (C_BCAST != coll || rank == root) {
             for (int p = 0; p < parts; ++p) order[p] = p;
             t_shuffle(order, parts, &seed);
-            for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req));
+            if (e % 3 == 1) { /* every third epoch: the list form, same random order */
+                T_MPI(MPI_Pready_list(parts, order, req));
+            } else if (e % 3 == 2 && parts > 1) { /* a range and the rest one by one */
+                T_MPI(MPI_Pready_range(0, parts / 2 - 1 < 0 ? 0 : parts / 2 - 1, req));
+                for (int p = parts / 2 > 0 ? parts / 2 : 1; p < parts; ++p) T_MPI(MPI_Pready(p, req));
+            } else {
+                for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req));
+            }
             if (errors && 1 == e) {
                 int c = cls(MPI_Pready(0, req));
                 T_CHECK(MPI_ERR_ARG == c, "second MPI_Pready of a partition gave class %d", c);
