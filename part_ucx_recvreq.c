@@ -61,11 +61,33 @@ static void mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
     OBJ_DESTRUCT(&conv);
 }
 
+/* MPI_Parrived of an active receive without any progress: the flags
+ * only (and the unpacking they allow). The collectives' engine calls it
+ * from inside the progress function. */
+int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t max_part, int *flag)
+{
+    size_t first, last, p;
+
+    *flag = 0;
+    if (MCA_PART_UCX_SETUP_DONE == req->setup) {
+        mca_part_ucx_overlap(req, min_part, max_part, &first, &last);
+        if (mca_part_ucx_flags_arrived(req, first, last)) {
+            opal_atomic_rmb(); /* data is read after the flag */
+            for (p = min_part; NULL != req->pack_buf && p <= max_part; ++p) {
+                mca_part_ucx_unpack(req, p);
+            }
+            *flag = 1;
+        }
+    } else if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return req->error;
+    }
+    return OMPI_SUCCESS;
+}
+
 int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_request_t *request)
 {
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
-    size_t first, last, p;
-    int interval;
+    int interval, rc;
 
     if (MCA_PART_UCX_RECV != req->kind && MCA_PART_UCX_COLL != req->kind) {
         return MPI_ERR_REQUEST;
@@ -80,20 +102,10 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
     if (MCA_PART_UCX_COLL == req->kind) {
         return mca_part_ucx_coll_parrived(req, min_part, max_part, flag);
     }
-    if (MCA_PART_UCX_SETUP_DONE == req->setup) {
-        mca_part_ucx_overlap(req, min_part, max_part, &first, &last);
-        if (mca_part_ucx_flags_arrived(req, first, last)) {
-            opal_atomic_rmb(); /* data is read after the flag */
-            for (p = min_part; NULL != req->pack_buf && p <= max_part; ++p) {
-                mca_part_ucx_unpack(req, p);
-            }
-            *flag = 1;
-            return OMPI_SUCCESS;
-        }
-    } else if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
-        return req->error;
+    rc = mca_part_ucx_arrived(req, min_part, max_part, flag);
+    if (OMPI_SUCCESS != rc || *flag) {
+        return rc;
     }
-    *flag = 0;
     /* A miss reads flags only; every interval-th miss of a thread also
      * progresses, so that a program that only polls cannot starve
      * transports that need this process's progress (am transfer, emulated

@@ -146,6 +146,8 @@ void mca_part_ucx_dev_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_release(mca_part_ucx_request_t *req);
 /* Whether a kernel stored partition p of this epoch at the receiver. */
+int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t max_part,
+                         int *flag);
 bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p);
 /* Tell kernels the receiver's buffer of the current epoch is ready. */
