@@ -4,7 +4,8 @@
  *   -c allreduce|reduce|bcast|allgather|alltoall  -p PARTS  -n COUNT per partition  -e EPOCHS
  *   -t int|double|int1 (int1: a derived type laid out as MPI_INT)
  *   -o sum|max|min|prod|user (user: a commutative MPI_Op_create sum)  -r ROOT  -i (MPI_IN_PLACE)
- *   -w (poll MPI_Parrived on every partition before MPI_Wait)  -E errors */
+ *   -w (poll MPI_Parrived on every partition before MPI_Wait)  -E errors
+ *   -b (MPIX_Pbuf_prepare after every MPI_Start) */
 #include "../tutil.h"
 #include <mpix_part.h>
 #include <unistd.h>
@@ -36,9 +37,9 @@ static int value(int rank, int epoch, int part, long idx, int prod)
 int main(int argc, char **argv)
 {
     int coll = C_ALLREDUCE, parts = 8, count = 64, epochs = 100, root = 0, inplace = 0;
-    int dbl = 0, derived = 0, user = 0, poll = 0, errors = 0, opt, rank, size;
+    int dbl = 0, derived = 0, user = 0, prepare = 0, poll = 0, errors = 0, opt, rank, size;
     MPI_Op op = MPI_SUM;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:iwE")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:iwbE")) != -1) {
         switch (opt) {
         case 'c':
             coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
         case 'r': root = atoi(optarg); break;
         case 'i': inplace = 1; break;
         case 'w': poll = 1; break;
+        case 'b': prepare = 1; break;
         case 'E': errors = 1; break;
         default: return 2;
         }
@@ -125,6 +127,7 @@ int main(int argc, char **argv)
             if (rank != root) memset(rbuf, 0x5a, n * esz); /* must be overwritten */
         }
         T_MPI(MPI_Start(&req));
+        if (prepare) T_MPI(MPIX_Pbuf_prepare(&req)); /* every participant's buffers ready */
         if (errors && 1 == e) {
             int c = cls(MPI_Pready(parts, req));
             T_CHECK(MPI_ERR_ARG == c, "MPI_Pready out of range gave class %d", c);
