@@ -16,6 +16,8 @@
 
 #include "ompi_config.h"
 
+#include <string.h>
+
 #include "opal/util/info.h"
 #include "ompi/info/info.h"
 
@@ -153,10 +155,24 @@ static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
 int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, ompi_info_t *info)
 {
     int rank = ompi_comm_rank(c->comm), n = ompi_comm_size(c->comm);
-    int alg = mca_part_ucx_component.allreduce_algorithm;
+    int alg = mca_part_ucx_component.allreduce_algorithm, flag = 0;
+    opal_cstring_t *value = NULL;
     size_t type_size;
 
-    (void) info;
+    /* Info key "mpix_allreduce_algorithm" (the same on every rank, like the
+     * MCA parameter it overrides): auto, ring or recursive_doubling. */
+    if (NULL != info && MPI_INFO_NULL != info &&
+        OPAL_SUCCESS == opal_info_get(&info->super, "mpix_allreduce_algorithm", &value, &flag) &&
+        flag) {
+        alg = !strcmp(value->string, "ring")                 ? MCA_PART_UCX_ALLREDUCE_RING
+              : !strcmp(value->string, "recursive_doubling") ? MCA_PART_UCX_ALLREDUCE_RD
+              : !strcmp(value->string, "auto")               ? MCA_PART_UCX_ALLREDUCE_AUTO
+                                                             : -1;
+        OBJ_RELEASE(value);
+        if (alg < 0) {
+            return MPI_ERR_INFO_VALUE;
+        }
+    }
     if (MCA_PART_UCX_ALLREDUCE_AUTO == alg) {
         ompi_datatype_type_size(c->dtype, &type_size);
         /* Two ranks: both schedules move the partition once each way, and

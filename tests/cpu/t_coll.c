@@ -5,7 +5,8 @@
  *   -t int|double|int1 (int1: a derived type laid out as MPI_INT)
  *   -o sum|max|min|prod|user (user: a commutative MPI_Op_create sum)  -r ROOT  -i (MPI_IN_PLACE)
  *   -w (poll MPI_Parrived on every partition before MPI_Wait)  -E errors
- *   -b (MPIX_Pbuf_prepare after every MPI_Start) */
+ *   -b (MPIX_Pbuf_prepare after every MPI_Start)
+ *   -A auto|ring|recursive_doubling (allreduce: info key mpix_allreduce_algorithm) */
 #include "../tutil.h"
 #include <mpix_part.h>
 #include <unistd.h>
@@ -37,9 +38,10 @@ static int value(int rank, int epoch, int part, long idx, int prod)
 int main(int argc, char **argv)
 {
     int coll = C_ALLREDUCE, parts = 8, count = 64, epochs = 100, root = 0, inplace = 0;
+    const char *alg = NULL;
     int dbl = 0, derived = 0, user = 0, prepare = 0, poll = 0, errors = 0, opt, rank, size;
     MPI_Op op = MPI_SUM;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:iwbE")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:A:iwbE")) != -1) {
         switch (opt) {
         case 'c':
             coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -57,6 +59,7 @@ int main(int argc, char **argv)
         case 'i': inplace = 1; break;
         case 'w': poll = 1; break;
         case 'b': prepare = 1; break;
+        case 'A': alg = optarg; break;
         case 'E': errors = 1; break;
         default: return 2;
         }
@@ -84,8 +87,14 @@ int main(int argc, char **argv)
     MPI_Request req;
 
     if (C_ALLREDUCE == coll) {
+        MPI_Info info = MPI_INFO_NULL;
+        if (alg) { /* info key "mpix_allreduce_algorithm" */
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "mpix_allreduce_algorithm", alg);
+        }
         T_MPI(MPIX_Pallreduce_init(inplace ? MPI_IN_PLACE : sbuf, rbuf, parts, count, type, op,
-                                   MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+                                   MPI_COMM_WORLD, info, &req));
+        if (alg) MPI_Info_free(&info);
     } else if (C_REDUCE == coll) {
         T_MPI(MPIX_Preduce_init(inplace && rank == root ? MPI_IN_PLACE : sbuf, rbuf, parts,
                                 count, type, op, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
@@ -200,6 +209,13 @@ int main(int argc, char **argv)
         c = cls(MPIX_Preduce_init(sbuf, rbuf, parts, count, MPI_INT, noncommute, 0,
                                   MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_OP == c, "a non-commutative op (reduce) gave class %d", c);
+        MPI_Info bad_info;
+        MPI_Info_create(&bad_info);
+        MPI_Info_set(bad_info, "mpix_allreduce_algorithm", "bogus");
+        c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                     bad_info, &bad));
+        T_CHECK(MPI_ERR_INFO_VALUE == c, "a bad mpix_allreduce_algorithm gave class %d", c);
+        MPI_Info_free(&bad_info);
         MPI_Op_free(&noncommute);
         T_MPI(MPI_Start(&req));
         c = cls(MPI_Request_free(&req));
