@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <mpix_part.h>
 #include <mpix_part_device.h>
+#include "../examples/common.h" /* CUDA() checks */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +22,6 @@
 #include <nccl.h>
 #endif
 
-#define CUDA(call)                                                                       \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (cudaSuccess != e_) {                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));  \
-            MPI_Abort(MPI_COMM_WORLD, 3);                                                \
-        }                                                                                \
-    } while (0)
 
 static int rank, size;
 static const char *label = "";

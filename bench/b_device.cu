@@ -17,18 +17,11 @@
 #include <mpi.h>
 #include <mpix_part.h>
 #include <mpix_part_device.h>
+#include "../examples/common.h" /* CUDA() checks */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CUDA(call)                                                                       \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (cudaSuccess != e_) {                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));  \
-            MPI_Abort(MPI_COMM_WORLD, 3);                                                \
-        }                                                                                \
-    } while (0)
 
 static int rank;
 static const char *label = "";
