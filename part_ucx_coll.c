@@ -522,7 +522,7 @@ int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t
     mca_part_ucx_coll_t *c = req->coll;
 
     if (!mca_part_ucx_coll_done(c, first, last)) {
-        (void) mca_part_ucx_progress(); /* steps move only through progress */
+        mca_part_ucx_poll_progress(); /* steps move only through progress */
     }
     *flag = mca_part_ucx_coll_done(c, first, last);
     if (*flag) {

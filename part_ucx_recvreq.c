@@ -61,6 +61,20 @@ static void mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
     OBJ_DESTRUCT(&conv);
 }
 
+/* Progress from a polling MPI_Parrived: one polling thread at a time drives
+ * the workers; the others go on reading flags instead of queueing on the
+ * workers' locks. */
+void mca_part_ucx_poll_progress(void)
+{
+    int32_t idle = 0;
+
+    if (0 == mca_part_ucx_parrived_busy &&
+        opal_atomic_compare_exchange_strong_32(&mca_part_ucx_parrived_busy, &idle, 1)) {
+        (void) mca_part_ucx_progress();
+        opal_atomic_swap_32(&mca_part_ucx_parrived_busy, 0);
+    }
+}
+
 /* MPI_Parrived of an active receive without any progress: the flags
  * only (and the unpacking they allow). The collectives' engine calls it
  * from inside the progress function. */
@@ -116,14 +130,7 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
         return OMPI_SUCCESS;
     }
     if (req->am) {
-        /* One polling thread at a time drives the worker; the others go on
-         * reading flags instead of queueing on the worker's lock. */
-        int32_t idle = 0;
-        if (0 == mca_part_ucx_parrived_busy &&
-            opal_atomic_compare_exchange_strong_32(&mca_part_ucx_parrived_busy, &idle, 1)) {
-            (void) mca_part_ucx_progress();
-            opal_atomic_swap_32(&mca_part_ucx_parrived_busy, 0);
-        }
+        mca_part_ucx_poll_progress();
     } else {
         opal_progress();
     }

@@ -146,6 +146,7 @@ void mca_part_ucx_dev_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_release(mca_part_ucx_request_t *req);
 /* Whether a kernel stored partition p of this epoch at the receiver. */
+void mca_part_ucx_poll_progress(void);
 int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t max_part,
                          int *flag);
 bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p);

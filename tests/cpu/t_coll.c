@@ -6,9 +6,11 @@
  *   -o sum|max|min|prod|user (user: a commutative MPI_Op_create sum)  -r ROOT  -i (MPI_IN_PLACE)
  *   -w (poll MPI_Parrived on every partition before MPI_Wait)  -E errors
  *   -b (MPIX_Pbuf_prepare after every MPI_Start)
- *   -A auto|ring|recursive_doubling (allreduce: info key mpix_allreduce_algorithm) */
+ *   -A auto|ring|recursive_doubling (allreduce: info key mpix_allreduce_algorithm)
+ *   -T (MPI_THREAD_MULTIPLE: one thread per partition polls MPI_Parrived) */
 #include "../tutil.h"
 #include <mpix_part.h>
+#include <pthread.h>
 #include <unistd.h>
 
 enum { C_ALLREDUCE, C_REDUCE, C_BCAST, C_ALLGATHER, C_ALLTOALL };
@@ -18,6 +20,23 @@ static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     (void) type;
     for (int i = 0; i < *len; ++i) ((int *) inout)[i] += ((int *) in)[i];
+}
+
+/* -T: one thread per partition polls MPI_Parrived on it. */
+typedef struct {
+    MPI_Request req;
+    int part, ok;
+} poller_t;
+
+static void *poll_one(void *arg)
+{
+    poller_t *w = arg;
+    int flag = 0;
+    while (!flag) {
+        if (MPI_SUCCESS != MPI_Parrived(w->req, w->part, &flag)) return NULL;
+    }
+    w->ok = 1;
+    return NULL;
 }
 
 static int cls(int rc)
@@ -39,9 +58,9 @@ int main(int argc, char **argv)
 {
     int coll = C_ALLREDUCE, parts = 8, count = 64, epochs = 100, root = 0, inplace = 0;
     const char *alg = NULL;
-    int dbl = 0, derived = 0, user = 0, prepare = 0, poll = 0, errors = 0, opt, rank, size;
+    int threads = 0, dbl = 0, derived = 0, user = 0, prepare = 0, poll = 0, errors = 0, opt, rank, size;
     MPI_Op op = MPI_SUM;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:A:iwbE")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:A:iwbTE")) != -1) {
         switch (opt) {
         case 'c':
             coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -59,12 +78,19 @@ int main(int argc, char **argv)
         case 'i': inplace = 1; break;
         case 'w': poll = 1; break;
         case 'b': prepare = 1; break;
+        case 'T': threads = 1; break;
         case 'A': alg = optarg; break;
         case 'E': errors = 1; break;
         default: return 2;
         }
     }
-    MPI_Init(&argc, &argv);
+    if (threads) {
+        int provided;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        if (MPI_THREAD_MULTIPLE != provided) threads = 0;
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     root %= size;
@@ -161,6 +187,22 @@ int main(int argc, char **argv)
             T_CHECK(MPI_ERR_REQUEST == c, "MPI_Pready by a bcast receiver gave class %d", c);
         }
         int check = (C_REDUCE != coll) || rank == root;
+        if (threads && check) {
+            /* every partition polled by its own thread, then checked */
+            poller_t *w = calloc(parts, sizeof(*w));
+            pthread_t *tid = calloc(parts, sizeof(*tid));
+            for (int p = 0; p < parts; ++p) {
+                w[p].req = req;
+                w[p].part = p;
+                pthread_create(&tid[p], NULL, poll_one, &w[p]);
+            }
+            for (int p = 0; p < parts; ++p) {
+                pthread_join(tid[p], NULL);
+                T_CHECK(w[p].ok, "epoch %d: MPI_Parrived failed on partition %d", e, p);
+            }
+            free(w);
+            free(tid);
+        }
         if (poll && check) {
             for (int p = 0; p < parts; ++p) order[p] = p;
             t_shuffle(order, parts, &seed);
