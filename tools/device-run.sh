@@ -32,6 +32,8 @@ export PART_UCX_PREFIX=$dest/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache
 cat "$out/node.txt"
 
 rc=0
+# A lent machine allows 10 minutes a call: a hanging test must not take 3.
+export TEST_TIMEOUT=${TEST_TIMEOUT:-60}
 if [ "${DEVICE_TESTS:-1}" != 0 ]; then
     cd "$here" && tools/test.sh --gpu "$@" 2>&1 | tee "$out/gpu-tests.txt"
     rc=${PIPESTATUS[0]}
