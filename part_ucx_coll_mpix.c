@@ -32,10 +32,14 @@ typedef enum {
     PART_UCX_ALLTOALL
 } mca_part_ucx_coll_kind_t;
 
-static int mca_part_ucx_coll_check(ompi_communicator_t *comm, int partitions, int count,
-                                   ompi_datatype_t *dtype, ompi_op_t *op, bool need_op, int root,
-                                   bool need_root, MPI_Request *request)
+static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
+                                   ompi_communicator_t *comm, int partitions, int count,
+                                   ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                                   MPI_Request *request)
 {
+    bool need_op = PART_UCX_ALLREDUCE == kind || PART_UCX_REDUCE == kind;
+    bool need_root = PART_UCX_REDUCE == kind || PART_UCX_BCAST == kind;
+
     if (!mca_part_ucx_module.initialized) {
         return MPI_ERR_UNSUPPORTED_OPERATION; /* part/ucx is not the selected component */
     }
@@ -66,6 +70,9 @@ static int mca_part_ucx_coll_check(ompi_communicator_t *comm, int partitions, in
     if (need_root && (root < 0 || root >= ompi_comm_size(comm))) {
         return MPI_ERR_ROOT;
     }
+    if (PART_UCX_ALLTOALL == kind && MPI_IN_PLACE == sendbuf) {
+        return MPI_ERR_ARG; /* blocks would be overwritten while still to be sent */
+    }
     return MPI_SUCCESS;
 }
 
@@ -78,8 +85,6 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc;
     mca_part_ucx_request_t *req;
     mca_part_ucx_coll_t *c;
-    size_t type_size;
-    ptrdiff_t lb;
 
     req = OBJ_NEW(mca_part_ucx_request_t);
     c = calloc(1, sizeof(*c));
@@ -90,29 +95,15 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         }
         return MPI_ERR_NO_MEM;
     }
-    OMPI_REQUEST_INIT(&req->super, true);
-    req->super.req_mpi_object.comm = comm;
-    req->kind = MCA_PART_UCX_COLL;
-    req->comm = comm;
-    req->peer = rank;
-    req->datatype = dtype;
-    req->parts = (size_t) partitions;
-    req->count = (size_t) count;
-    req->error = MPI_SUCCESS;
+    mca_part_ucx_request_init_base(req, MCA_PART_UCX_COLL, (size_t) partitions, (size_t) count,
+                                   dtype, rank, comm);
     req->coll = c;
-    OBJ_RETAIN(comm);
-    OMPI_DATATYPE_RETAIN(dtype);
-    ompi_datatype_type_size(dtype, &type_size);
-    ompi_datatype_get_extent(dtype, &lb, &req->extent);
-    req->total_bytes = type_size * req->count * req->parts;
-
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     /* Listed like point-to-point requests, so MPIX_Prequest_free finds it;
      * control messages check the kind and never take it for theirs. */
-    OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
-    req->id = opal_pointer_array_add(&mca_part_ucx_module.requests, req);
-    OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
-    rc = mca_part_ucx_dev_info(req, info); /* device requests: mpix_pready_threads */
+    rc = (OMPI_SUCCESS == mca_part_ucx_request_register(req))
+             ? mca_part_ucx_dev_info(req, info) /* device requests: mpix_pready_threads */
+             : MPI_ERR_NO_MEM;
     if (MPI_SUCCESS != rc) {
         ompi_request_t *r = &req->super;
         (void) r->req_free(&r);
@@ -182,80 +173,61 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     return MPI_SUCCESS;
 }
 
+/* Every MPIX_P*_init: check, build, and report through the communicator's
+ * error handler (MPI_COMM_WORLD's where the communicator is unusable). */
+static int mca_part_ucx_coll_entry(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
+                                   void *recvbuf, int partitions, int count,
+                                   ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                                   ompi_communicator_t *comm, ompi_info_t *info,
+                                   ompi_request_t **request, const char *name)
+{
+    int rc = mca_part_ucx_coll_check(kind, sendbuf, comm, partitions, count, dtype, op, root,
+                                     request);
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_init(kind, sendbuf, recvbuf, partitions, count, dtype, op, root,
+                                    comm, info, request);
+    }
+    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
+                                   &ompi_mpi_comm_world.comm : comm,
+                           rc, name);
+}
+
 OMPI_DECLSPEC int MPIX_Pallreduce_init(const void *sendbuf, void *recvbuf, int partitions,
                                        int count, MPI_Datatype datatype, MPI_Op op,
                                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, op, true, 0, false,
-                                     request);
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_coll_init(PART_UCX_ALLREDUCE, sendbuf, recvbuf, partitions, count,
-                                    datatype, op, 0, comm, info, request);
-    }
-    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
-                                   &ompi_mpi_comm_world.comm : comm,
-                           rc, "MPIX_Pallreduce_init");
+    return mca_part_ucx_coll_entry(PART_UCX_ALLREDUCE, sendbuf, recvbuf, partitions, count,
+                                   datatype, op, 0, comm, info, request, "MPIX_Pallreduce_init");
 }
 
 OMPI_DECLSPEC int MPIX_Preduce_init(const void *sendbuf, void *recvbuf, int partitions, int count,
                                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                     MPI_Info info, MPI_Request *request)
 {
-    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, op, true, root, true,
-                                     request);
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_coll_init(PART_UCX_REDUCE, sendbuf, recvbuf, partitions, count,
-                                    datatype, op, root, comm, info, request);
-    }
-    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
-                                   &ompi_mpi_comm_world.comm : comm,
-                           rc, "MPIX_Preduce_init");
+    return mca_part_ucx_coll_entry(PART_UCX_REDUCE, sendbuf, recvbuf, partitions, count,
+                                   datatype, op, root, comm, info, request, "MPIX_Preduce_init");
 }
 
 OMPI_DECLSPEC int MPIX_Pbcast_init(void *buffer, int partitions, int count,
                                    MPI_Datatype datatype, int root, MPI_Comm comm,
                                    MPI_Info info, MPI_Request *request)
 {
-    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, NULL, false, root, true,
-                                     request);
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_coll_init(PART_UCX_BCAST, NULL, buffer, partitions, count, datatype,
-                                    NULL, root, comm, info, request);
-    }
-    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
-                                   &ompi_mpi_comm_world.comm : comm,
-                           rc, "MPIX_Pbcast_init");
+    return mca_part_ucx_coll_entry(PART_UCX_BCAST, NULL, buffer, partitions, count, datatype,
+                                   NULL, root, comm, info, request, "MPIX_Pbcast_init");
 }
 
 OMPI_DECLSPEC int MPIX_Pallgather_init(const void *sendbuf, void *recvbuf, int partitions,
                                        int count, MPI_Datatype datatype, MPI_Comm comm,
                                        MPI_Info info, MPI_Request *request)
 {
-    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, NULL, false, 0, false,
-                                     request);
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_coll_init(PART_UCX_ALLGATHER, sendbuf, recvbuf, partitions, count,
-                                    datatype, NULL, 0, comm, info, request);
-    }
-    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
-                                   &ompi_mpi_comm_world.comm : comm,
-                           rc, "MPIX_Pallgather_init");
+    return mca_part_ucx_coll_entry(PART_UCX_ALLGATHER, sendbuf, recvbuf, partitions, count,
+                                   datatype, NULL, 0, comm, info, request, "MPIX_Pallgather_init");
 }
 
 OMPI_DECLSPEC int MPIX_Palltoall_init(const void *sendbuf, void *recvbuf, int partitions,
                                       int count, MPI_Datatype datatype, MPI_Comm comm,
                                       MPI_Info info, MPI_Request *request)
 {
-    int rc = mca_part_ucx_coll_check(comm, partitions, count, datatype, NULL, false, 0, false,
-                                     request);
-    if (MPI_SUCCESS == rc && MPI_IN_PLACE == sendbuf) {
-        rc = MPI_ERR_ARG; /* blocks would be overwritten while still to be sent */
-    }
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_coll_init(PART_UCX_ALLTOALL, sendbuf, recvbuf, partitions, count,
-                                    datatype, NULL, 0, comm, info, request);
-    }
-    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
-                                   &ompi_mpi_comm_world.comm : comm,
-                           rc, "MPIX_Palltoall_init");
+    return mca_part_ucx_coll_entry(PART_UCX_ALLTOALL, sendbuf, recvbuf, partitions, count,
+                                   datatype, NULL, 0, comm, info, request, "MPIX_Palltoall_init");
 }

@@ -77,39 +77,57 @@ mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id)
     return opal_pointer_array_get_item(&mca_part_ucx_module.requests, id);
 }
 
-int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
-                               const void *buf, size_t parts, size_t count,
-                               ompi_datatype_t *datatype, int peer, int tag,
-                               ompi_communicator_t *comm)
+void mca_part_ucx_request_init_base(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
+                                    size_t parts, size_t count, ompi_datatype_t *datatype,
+                                    int peer, ompi_communicator_t *comm)
 {
-    mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    ptrdiff_t lb, true_lb, true_extent;
     size_t type_size;
-    int nw = m->num_workers;
+    ptrdiff_t lb;
 
     OMPI_REQUEST_INIT(&req->super, true);
     req->super.req_mpi_object.comm = comm;
     req->kind = kind;
     req->comm = comm;
     req->peer = peer;
-    req->tag = tag;
-    req->buf = (void *) buf;
     req->parts = parts;
     req->count = count;
     req->datatype = datatype;
+    req->error = MPI_SUCCESS;
     OBJ_RETAIN(comm);
     OMPI_DATATYPE_RETAIN(datatype);
-
     ompi_datatype_type_size(datatype, &type_size);
     ompi_datatype_get_extent(datatype, &lb, &req->extent);
-    ompi_datatype_get_true_extent(datatype, &true_lb, &true_extent);
     req->part_bytes = type_size * count;
     req->total_bytes = req->part_bytes * parts;
+}
+
+int mca_part_ucx_request_register(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+
+    OPAL_THREAD_LOCK(&m->lock);
+    req->id = opal_pointer_array_add(&m->requests, req);
+    OPAL_THREAD_UNLOCK(&m->lock);
+    req->cookie = (uint32_t) opal_atomic_add_fetch_32(&mca_part_ucx_cookie, 1);
+    return (req->id < 0) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
+                               const void *buf, size_t parts, size_t count,
+                               ompi_datatype_t *datatype, int peer, int tag,
+                               ompi_communicator_t *comm)
+{
+    ptrdiff_t true_lb, true_extent;
+    int nw = mca_part_ucx_module.num_workers;
+
+    mca_part_ucx_request_init_base(req, kind, parts, count, datatype, peer, comm);
+    req->tag = tag;
+    req->buf = (void *) buf;
+    ompi_datatype_get_true_extent(datatype, &true_lb, &true_extent);
     req->contiguous = ompi_datatype_is_contiguous_memory_layout(datatype, count * parts);
     req->data = (char *) buf + true_lb;
     req->device = mca_part_ucx_is_device(req->data, req->total_bytes);
     req->setup = MCA_PART_UCX_SETUP_PENDING;
-    req->error = MPI_SUCCESS;
 
     req->stride = req->part_bytes;
     if (!req->contiguous && parts > 1 && req->extent > 0 &&
@@ -133,11 +151,7 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
 
-    OPAL_THREAD_LOCK(&m->lock);
-    req->id = opal_pointer_array_add(&m->requests, req);
-    OPAL_THREAD_UNLOCK(&m->lock);
-    req->cookie = (uint32_t) opal_atomic_add_fetch_32(&mca_part_ucx_cookie, 1);
-    return (req->id < 0) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    return mca_part_ucx_request_register(req);
 }
 
 static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)

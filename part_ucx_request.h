@@ -116,6 +116,13 @@ OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
 
 int mca_part_ucx_check_args(size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
                             int tag, ompi_communicator_t *comm);
+/* What every kind of request sets first (collectives too). */
+void mca_part_ucx_request_init_base(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
+                                    size_t parts, size_t count, ompi_datatype_t *datatype,
+                                    int peer, ompi_communicator_t *comm);
+/* List the request (id for control messages, MPIX_Prequest_free) with a
+ * fresh cookie. */
+int mca_part_ucx_request_register(mca_part_ucx_request_t *req);
 int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
                                const void *buf, size_t parts, size_t count,
                                ompi_datatype_t *datatype, int peer, int tag,
