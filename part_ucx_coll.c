@@ -240,19 +240,6 @@ void mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan)
     }
 }
 
-/* Whether step s sends anything from a copy. */
-static bool mca_part_ucx_coll_stages(const mca_part_ucx_coll_t *c, int s)
-{
-    int i;
-
-    for (i = 0; i < c->steps[s].nout; ++i) {
-        if (c->chans[c->steps[s].out[i]].staged) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Element copy within the collective's memory (GPU: on its stream). */
 static int mca_part_ucx_coll_copy(mca_part_ucx_coll_t *c, char *dst, const char *src, size_t n)
 {
@@ -263,8 +250,9 @@ static int mca_part_ucx_coll_copy(mca_part_ucx_coll_t *c, char *dst, const char 
     return ompi_datatype_copy_content_same_ddt(c->dtype, n, dst, (char *) src);
 }
 
-/* Step s's sends of partition p that go from a copy: make the copies. */
-static int mca_part_ucx_coll_stage(mca_part_ucx_coll_t *c, size_t p, int s)
+/* Step s's sends of partition p that go from a copy: make the copies
+ * (on the GPU: *gpu_work then becomes true). */
+static int mca_part_ucx_coll_stage(mca_part_ucx_coll_t *c, size_t p, int s, bool *gpu_work)
 {
     mca_part_ucx_step_t *st = &c->steps[s];
     mca_part_ucx_chan_t *ch;
@@ -279,6 +267,7 @@ static int mca_part_ucx_coll_stage(mca_part_ucx_coll_t *c, size_t p, int s)
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
+            *gpu_work = *gpu_work || c->device;
         }
     }
     return OMPI_SUCCESS;
@@ -402,11 +391,10 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
             gpu_work = c->device;
         }
         if (s + 1 < c->nsteps) {
-            rc = mca_part_ucx_coll_stage(c, p, s + 1);
+            rc = mca_part_ucx_coll_stage(c, p, s + 1, &gpu_work);
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
-            gpu_work = c->device && (gpu_work || mca_part_ucx_coll_stages(c, s + 1));
         }
         rc = mca_part_ucx_coll_reach(c, p, s + 1, epoch, gpu_work);
         if (OMPI_SUCCESS != rc) {
@@ -434,11 +422,10 @@ static int mca_part_ucx_coll_begin(mca_part_ucx_coll_t *c, size_t p, uint64_t ep
         gpu_work = c->device;
     }
     if (0 < c->nsteps) {
-        rc = mca_part_ucx_coll_stage(c, p, 0);
+        rc = mca_part_ucx_coll_stage(c, p, 0, &gpu_work);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
-        gpu_work = c->device && (gpu_work || mca_part_ucx_coll_stages(c, 0));
     }
     rc = mca_part_ucx_coll_reach(c, p, 0, epoch, gpu_work);
     return (OMPI_SUCCESS == rc) ? mca_part_ucx_coll_advance(c, p, epoch) : rc;
