@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <type_traits>
 
 #include "part_ucx_device.h"
 
@@ -86,34 +87,27 @@ static int launch(const void *in, void *inout, size_t n, cudaStream_t s)
     return check(cudaGetLastError());
 }
 
-template <typename T> static int reduce_int(int op, const void *in, void *inout, size_t n,
-                                            cudaStream_t s)
+/* MPI defines the logical and bitwise ops on integers only. */
+template <typename T> static int reduce_t(int op, const void *in, void *inout, size_t n,
+                                          cudaStream_t s)
 {
     switch (op) {
     case MCA_PART_UCX_OP_MAX: return launch<T, MCA_PART_UCX_OP_MAX>(in, inout, n, s);
     case MCA_PART_UCX_OP_MIN: return launch<T, MCA_PART_UCX_OP_MIN>(in, inout, n, s);
     case MCA_PART_UCX_OP_SUM: return launch<T, MCA_PART_UCX_OP_SUM>(in, inout, n, s);
     case MCA_PART_UCX_OP_PROD: return launch<T, MCA_PART_UCX_OP_PROD>(in, inout, n, s);
-    case MCA_PART_UCX_OP_LAND: return launch<T, MCA_PART_UCX_OP_LAND>(in, inout, n, s);
-    case MCA_PART_UCX_OP_LOR: return launch<T, MCA_PART_UCX_OP_LOR>(in, inout, n, s);
-    case MCA_PART_UCX_OP_LXOR: return launch<T, MCA_PART_UCX_OP_LXOR>(in, inout, n, s);
-    case MCA_PART_UCX_OP_BAND: return launch<T, MCA_PART_UCX_OP_BAND>(in, inout, n, s);
-    case MCA_PART_UCX_OP_BOR: return launch<T, MCA_PART_UCX_OP_BOR>(in, inout, n, s);
-    case MCA_PART_UCX_OP_BXOR: return launch<T, MCA_PART_UCX_OP_BXOR>(in, inout, n, s);
+    }
+    if constexpr (std::is_integral<T>::value) {
+        switch (op) {
+        case MCA_PART_UCX_OP_LAND: return launch<T, MCA_PART_UCX_OP_LAND>(in, inout, n, s);
+        case MCA_PART_UCX_OP_LOR: return launch<T, MCA_PART_UCX_OP_LOR>(in, inout, n, s);
+        case MCA_PART_UCX_OP_LXOR: return launch<T, MCA_PART_UCX_OP_LXOR>(in, inout, n, s);
+        case MCA_PART_UCX_OP_BAND: return launch<T, MCA_PART_UCX_OP_BAND>(in, inout, n, s);
+        case MCA_PART_UCX_OP_BOR: return launch<T, MCA_PART_UCX_OP_BOR>(in, inout, n, s);
+        case MCA_PART_UCX_OP_BXOR: return launch<T, MCA_PART_UCX_OP_BXOR>(in, inout, n, s);
+        }
     }
     return -2;
-}
-
-template <typename T> static int reduce_float(int op, const void *in, void *inout, size_t n,
-                                              cudaStream_t s)
-{
-    switch (op) {
-    case MCA_PART_UCX_OP_MAX: return launch<T, MCA_PART_UCX_OP_MAX>(in, inout, n, s);
-    case MCA_PART_UCX_OP_MIN: return launch<T, MCA_PART_UCX_OP_MIN>(in, inout, n, s);
-    case MCA_PART_UCX_OP_SUM: return launch<T, MCA_PART_UCX_OP_SUM>(in, inout, n, s);
-    case MCA_PART_UCX_OP_PROD: return launch<T, MCA_PART_UCX_OP_PROD>(in, inout, n, s);
-    }
-    return -2; /* MPI defines no logical or bitwise op on floating point */
 }
 
 static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, void *stream)
@@ -124,16 +118,16 @@ static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, voi
         return 0;
     }
     switch (dt) {
-    case MCA_PART_UCX_DT_INT8: return reduce_int<int8_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_INT16: return reduce_int<int16_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_INT32: return reduce_int<int32_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_INT64: return reduce_int<int64_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_UINT8: return reduce_int<uint8_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_UINT16: return reduce_int<uint16_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_UINT32: return reduce_int<uint32_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_UINT64: return reduce_int<uint64_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_FLOAT: return reduce_float<float>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_DOUBLE: return reduce_float<double>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_INT8: return reduce_t<int8_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_INT16: return reduce_t<int16_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_INT32: return reduce_t<int32_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_INT64: return reduce_t<int64_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_UINT8: return reduce_t<uint8_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_UINT16: return reduce_t<uint16_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_UINT32: return reduce_t<uint32_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_UINT64: return reduce_t<uint64_t>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_FLOAT: return reduce_t<float>(op, in, inout, n, s);
+    case MCA_PART_UCX_DT_DOUBLE: return reduce_t<double>(op, in, inout, n, s);
     }
     return -2;
 }
