@@ -18,9 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef HAVE_NCCL
-#include <nccl.h>
-#endif
 
 
 static int rank, size;
@@ -166,44 +163,9 @@ static void overhead(void)
     CUDA(cudaFree(y));
 }
 
-static void *nccl_init(void)
-{
-#ifdef HAVE_NCCL
-    /* NCCL needs a GPU per rank: ranks sharing one would spin against each
-     * other's kernels. */
-    int ndev = 0, local = 0, most = 0;
-    MPI_Comm node;
-    CUDA(cudaGetDeviceCount(&ndev));
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-    MPI_Allreduce(&local, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (most > ndev) {
-        if (0 == rank) fprintf(stderr, "b_coll_gpu: %d ranks on %d GPUs: no NCCL rows\n", most, ndev);
-        return NULL;
-    }
-    ncclUniqueId id;
-    ncclComm_t comm = NULL;
-    if (0 == rank) ncclGetUniqueId(&id);
-    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-    int ok = (ncclSuccess == ncclCommInitRank(&comm, size, id, rank)), all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all) {
-        if (0 == rank) fprintf(stderr, "b_coll_gpu: NCCL refused these GPUs: no NCCL rows\n");
-        return NULL;
-    }
-    return comm;
-#else
-    return NULL;
-#endif
-}
-
 int main(int argc, char **argv)
 {
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    int ndev = 0;
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice((NULL != lr ? atoi(lr) : 0) % ndev));
+    (void) example_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -211,7 +173,11 @@ int main(int argc, char **argv)
     cudaStream_t s;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     if (argc >= 3 && 0 == strcmp(argv[1], "allreduce")) {
-        void *nccl = nccl_init();
+#ifdef HAVE_NCCL
+        void *nccl = example_nccl_init("b_coll_gpu");
+#else
+        void *nccl = NULL;
+#endif
         for (char *g = strtok(argv[2], ","); g; g = strtok(NULL, ",")) allreduce(atoi(g), s, nccl);
     } else if (argc >= 2 && 0 == strcmp(argv[1], "overhead")) {
         overhead();

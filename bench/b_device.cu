@@ -217,10 +217,8 @@ static void overhead(double *c)
 
 int main(int argc, char **argv)
 {
-    int size, ndev = 0;
-    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    CUDA(cudaGetDeviceCount(&ndev));
-    CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
+    int size;
+    (void) example_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -26,4 +26,41 @@ static inline int example_select_gpu(void)
     return ndev;
 }
 
+#ifdef HAVE_NCCL
+#include <nccl.h>
+
+/* A NCCL communicator over MPI_COMM_WORLD, or NULL on every rank (with one
+ * line from `who` on rank 0). NCCL needs a GPU per rank: ranks sharing one
+ * would spin against each other's kernels. */
+static inline ncclComm_t example_nccl_init(const char *who)
+{
+    int rank, size, ndev = 0, local = 0, most = 0, ok, all = 0;
+    ncclComm_t comm = NULL;
+    ncclUniqueId id;
+    MPI_Comm node;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CUDA(cudaGetDeviceCount(&ndev));
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(&local, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (most > ndev) {
+        if (0 == rank) fprintf(stderr, "%s: %d ranks on %d GPUs: no NCCL\n", who, most, ndev);
+        return NULL;
+    }
+    if (0 == rank) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+    ok = (ncclSuccess == ncclCommInitRank(&comm, size, id, rank));
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) { /* every rank or none */
+        if (0 == rank) fprintf(stderr, "%s: NCCL refused these GPUs: no NCCL\n", who);
+        if (ok) ncclCommDestroy(comm);
+        return NULL;
+    }
+    return comm;
+}
+#endif
+
 #endif /* EXAMPLES_COMMON_H */

@@ -26,9 +26,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <vector>
-#ifdef HAVE_NCCL
-#include <nccl.h>
-#endif
 
 
 #define THREADS 256
@@ -132,7 +129,7 @@ int main(int argc, char **argv)
     F = blocks * THREADS; /* whole blocks of features */
     int per_part = (int) (F / parts);
 
-    [[maybe_unused]] const int ndev = example_select_gpu(); /* NCCL needs one per rank */
+    (void) example_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -152,21 +149,7 @@ int main(int argc, char **argv)
 
 #ifdef HAVE_NCCL
     ncclComm_t nccl = NULL;
-    if (want[M_NCCL]) {
-        int local = 0, most = 0;
-        MPI_Comm node;
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-        MPI_Allreduce(&local, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (most <= ndev) {
-            ncclUniqueId id;
-            if (0 == rank) ncclGetUniqueId(&id);
-            MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-            if (ncclSuccess != ncclCommInitRank(&nccl, size, id, rank)) nccl = NULL;
-        }
-        if (NULL == nccl && 0 == rank) fprintf(stderr, "dl: no NCCL (a GPU per rank needed)\n");
-    }
+    if (want[M_NCCL]) nccl = example_nccl_init("dl");
 #else
     want[M_NCCL] = false;
 #endif
