@@ -18,6 +18,20 @@ for r in rows:
 styles = {"ucx": ("tab:blue", "o"), "persist": ("tab:orange", "s"), "sendrecv": ("tab:gray", "^")}
 
 
+def finish(fig, ax, xlabel, ylabel, title, path, logy, **legend):
+    """The common end of every figure: log2 x axis, labels, legend, grid, PNG."""
+    ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(**legend)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def table(name, rows, keys):
     print(f"\n{name}")
     print("  ".join(f"{k:>12}" for k in keys))
@@ -34,15 +48,7 @@ if by["parrived"]:
             pts.sort()
             c, m = styles[comp]
             ax.plot(*zip(*pts), marker=m, color=c, label=f"part/{comp}")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("partitions (one polling thread each)")
-    ax.set_ylabel("time per MPI_Parrived while waiting [ns]")
-    ax.set_title("MPI_Parrived polling cost")
-    ax.legend()
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(f"{out}/parrived.png", dpi=120)
+    finish(fig, ax, "partitions (one polling thread each)", "time per MPI_Parrived while waiting [ns]", "MPI_Parrived polling cost", f"{out}/parrived.png", True)
     table("MPI_Parrived [ns]", by["parrived"], ["component", "param1", "param2", "value"])
     miss = {(r["component"], int(r["param1"])): float(r["value"]) for r in by["parrived"] if r["param2"] == "miss"}
     print("\nMPI_Parrived while waiting: part/persist / part/ucx (target >= 50)")
@@ -65,15 +71,7 @@ for bench, ylabel, fname in (("latency", "half round trip [us]", "latency.png"),
         label = "MPI_Send/Recv" if comp == "sendrecv" else f"part/{comp}, {parts} part."
         alpha = 0.4 + 0.6 * (1 if comp == "sendrecv" else min(1.0, 1.0 / (1 + [1, 4, 16, 64].index(int(parts)) if int(parts) in (1, 4, 16, 64) else 1)))
         ax.plot(*zip(*pts), marker=m, color=c, alpha=alpha, label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("message size [bytes]")
-    ax.set_ylabel(ylabel)
-    ax.set_title(f"partitioned {bench}")
-    ax.legend(fontsize=7, ncol=2)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(f"{out}/{fname}", dpi=120)
+    finish(fig, ax, "message size [bytes]", ylabel, f"partitioned {bench}", f"{out}/{fname}", True, fontsize=7, ncol=2)
     table(f"{bench}", by[bench], ["component", "param1", "param2", "value"])
 
 # Bandwidth vs number of UCP workers (seed 004), one line per transfer and size
@@ -86,14 +84,7 @@ if by["workers"]:
         pts.sort()
         size, parts = what.split("/")
         ax.plot(*zip(*pts), marker="o", label=f"part/{comp}, {int(size) >> 10} KiB, {parts} part.")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("UCP workers (part_ucx_num_workers)")
-    ax.set_ylabel("bandwidth [MB/s]")
-    ax.set_title("partitioned bandwidth vs workers")
-    ax.legend(fontsize=7)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(f"{out}/workers.png", dpi=120)
+    finish(fig, ax, "UCP workers (part_ucx_num_workers)", "bandwidth [MB/s]", "partitioned bandwidth vs workers", f"{out}/workers.png", False, fontsize=7)
     table("bandwidth vs workers [MB/s]", by["workers"], ["component", "param1", "param2", "value"])
 
 if by["overhead"]:
@@ -108,15 +99,7 @@ if by["goodput"]:
     for comp, pts in sorted(series.items()):
         pts.sort()
         ax.plot(*zip(*pts), marker="o", linestyle="--" if "tcp" in comp else "-", label=comp)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("grid size (blocks of 1024 threads, 8 B per thread)")
-    ax.set_ylabel("goodput [GB/s]")
-    ax.set_title("vector add + transfer: goodput")
-    ax.legend(fontsize=7)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(f"{out}/goodput.png", dpi=120)
+    finish(fig, ax, "grid size (blocks of 1024 threads, 8 B per thread)", "goodput [GB/s]", "vector add + transfer: goodput", f"{out}/goodput.png", True, fontsize=7)
     table("goodput [GB/s]", by["goodput"], ["component", "param1", "value"])
     gp = {(r["component"], int(r["param1"])): float(r["value"]) for r in by["goodput"]}
     for path in sorted({c.split("-", 1)[1] for c, _ in gp}):
@@ -137,15 +120,7 @@ if by["pready"]:
     for comp, pts in sorted(series.items()):
         pts.sort()
         ax.plot(*zip(*pts), marker="o", label=comp if comp == "empty" else f"MPIX_Pready ({comp})")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("threads in the block")
-    ax.set_ylabel("kernel time [us]")
-    ax.set_title("MPIX_Pready cost by aggregation level")
-    ax.legend(fontsize=7)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(f"{out}/pready.png", dpi=120)
+    finish(fig, ax, "threads in the block", "kernel time [us]", "MPIX_Pready cost by aggregation level", f"{out}/pready.png", True, fontsize=7)
     table("MPIX_Pready kernel time [us]", by["pready"], ["component", "param1", "value"])
 
 if by["doverhead"]:
@@ -161,15 +136,7 @@ if by["callreduce"]:
         pts.sort()
         ax.plot(*zip(*pts), marker="o" if comp.startswith("part") else "^",
                 linestyle="-" if comp.startswith("part") else "--", label=f"{comp}, np {np_}")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("allreduce size [bytes]")
-    ax.set_ylabel("time per epoch [us]")
-    ax.set_title("partitioned allreduce vs MPI_Allreduce (host buffers)")
-    ax.legend(fontsize=6, ncol=2)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(f"{out}/allreduce-cpu.png", dpi=120)
+    finish(fig, ax, "allreduce size [bytes]", "time per epoch [us]", "partitioned allreduce vs MPI_Allreduce (host buffers)", f"{out}/allreduce-cpu.png", True, fontsize=6, ncol=2)
     table("allreduce, host buffers [us]", by["callreduce"], ["component", "param1", "param2", "value"])
     t = {(r["component"].split("-")[0], int(r["param1"]), int(r["param2"])): float(r["value"]) for r in by["callreduce"]}
     print("\nMPI_Allreduce / partitioned (host buffers): size, np, ratio")
@@ -186,15 +153,7 @@ if by["gallreduce"]:
     for (comp, np_), pts in sorted(series.items()):
         pts.sort()
         ax.plot(*zip(*pts), marker="o", label=f"{comp}, {np_} ranks")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("grid size (blocks of 1024 threads, one float each)")
-    ax.set_ylabel("kernel + allreduce [us]")
-    ax.set_title("kernel + allreduce on GPU buffers")
-    ax.legend(fontsize=7)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(f"{out}/allreduce-gpu.png", dpi=120)
+    finish(fig, ax, "grid size (blocks of 1024 threads, one float each)", "kernel + allreduce [us]", "kernel + allreduce on GPU buffers", f"{out}/allreduce-gpu.png", True, fontsize=7)
     table("kernel + allreduce, GPU buffers [us]", by["gallreduce"], ["component", "param1", "param2", "value"])
     t = {(r["component"], int(r["param1"]), int(r["param2"])): float(r["value"]) for r in by["gallreduce"]}
     print("\nspeedup of partitioned: grid, ranks, over traditional, over nccl")
@@ -220,16 +179,7 @@ for bench, xlabel, ylabel, fname, logy in (
     for (comp, np_), pts in sorted(series.items()):
         pts.sort()
         ax.plot(*zip(*pts), marker="o", label=f"{comp}, {np_} ranks")
-    ax.set_xscale("log", base=2)
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(bench)
-    ax.legend(fontsize=7)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(f"{out}/{fname}", dpi=120)
+    finish(fig, ax, xlabel, ylabel, bench, f"{out}/{fname}", logy, fontsize=7)
     table(bench, by[bench], ["component", "param1", "param2", "value"])
 
 if by["limits"]:
