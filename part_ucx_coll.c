@@ -148,7 +148,7 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
         ch = &c->chans[i];
         /* GPU memory is moved contiguously: chunks go through tmp. */
         ch->staged = ch->send && (mca_part_ucx_needs_stage(c, i) ||
-                                  (c->device && !ch->from_send && ch->len != c->count));
+                                  (c->device && ch->len != c->count));
         ch->bounce = !ch->send && !ch->reduce && c->device && ch->len != c->count;
         if (ch->reduce || ch->staged || ch->bounce) {
             bytes += (c->parts * ch->len * c->extent + 255) & ~(size_t) 255;
@@ -261,8 +261,10 @@ static int mca_part_ucx_coll_stage(mca_part_ucx_coll_t *c, size_t p, int s, bool
     for (i = 0; i < st->nout; ++i) {
         ch = &c->chans[st->out[i]];
         if (ch->staged) {
+            /* from the send buffer (first step) or the running result */
             rc = mca_part_ucx_coll_copy(c, ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent,
-                                        c->acc + (ptrdiff_t) (ch->off + p * c->count) * c->extent,
+                                        (ch->from_send ? c->sendbuf : c->acc) +
+                                            (ptrdiff_t) (ch->off + p * c->count) * c->extent,
                                         ch->len);
             if (OMPI_SUCCESS != rc) {
                 return rc;
@@ -369,18 +371,21 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
             out = c->acc + (ptrdiff_t) (p * c->count + ch->off) * c->extent;
             if (ch->bounce) {
                 rc = mca_part_ucx_coll_copy(c, out, in, ch->len);
-            } else if (c->device) {
-                rc = (0 == c->gpu->reduce(c->opk, c->dtk, in, out, ch->len, c->stream))
-                         ? OMPI_SUCCESS : OMPI_ERROR;
             } else if (ch->first && c->no_copy_in) {
                 mine = (char *) c->sendbuf + (ptrdiff_t) (p * c->count + ch->off) * c->extent;
-                if (ompi_datatype_is_predefined(c->dtype)) {
+                if (c->device) {
+                    rc = (0 == c->gpu->reduce3(c->opk, c->dtk, mine, in, out, ch->len, c->stream))
+                             ? OMPI_SUCCESS : OMPI_ERROR;
+                } else if (ompi_datatype_is_predefined(c->dtype)) {
                     ompi_3buff_op_reduce(c->op, in, mine, out, (int) ch->len, c->dtype);
                     rc = OMPI_SUCCESS;
                 } else { /* the 3-buffer kernels index predefined types only */
                     rc = ompi_datatype_copy_content_same_ddt(c->dtype, ch->len, out, mine);
                     ompi_op_reduce(c->op, in, out, (int) ch->len, c->dtype);
                 }
+            } else if (c->device) {
+                rc = (0 == c->gpu->reduce(c->opk, c->dtk, in, out, ch->len, c->stream))
+                         ? OMPI_SUCCESS : OMPI_ERROR;
             } else {
                 ompi_op_reduce(c->op, in, out, (int) ch->len, c->dtype);
                 rc = OMPI_SUCCESS;

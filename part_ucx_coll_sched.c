@@ -48,14 +48,14 @@ static int mca_part_ucx_chan_opt(mca_part_ucx_coll_t *c, bool send, int peer, si
     return (0 == len) ? MCA_PART_UCX_NO_CHAN : mca_part_ucx_coll_chan(c, send, peer, off, len, reduce);
 }
 
-/* Host buffers, not in place: the first step sends our contribution
+/* Not in place: the first step sends our contribution
  * straight from the send buffer and the first reduction of a range writes
  * contribution op received into the result, so nothing copies the send
  * buffer into the result (the largest cost after the transfers). Only for
  * builders where every range of the result is written before it is read. */
 static bool mca_part_ucx_direct(mca_part_ucx_coll_t *c, int n)
 {
-    c->no_copy_in = !c->device && NULL != c->sendbuf && n > 1;
+    c->no_copy_in = NULL != c->sendbuf && n > 1;
     return c->no_copy_in;
 }
 

@@ -63,73 +63,86 @@ template <typename T> struct part_op<T, MCA_PART_UCX_OP_BXOR> {
     __device__ static T f(T a, T b) { return a ^ b; }
 };
 
+/* out[i] = a[i] op b[i]; out may be a (two-buffer form). */
 template <typename T, int OP>
-__global__ void part_reduce(const T *__restrict__ in, T *__restrict__ inout, size_t n)
+__global__ void part_reduce(const T *a, const T *__restrict__ b, T *out, size_t n)
 {
     size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
     size_t stride = (size_t) gridDim.x * blockDim.x;
 
     for (; i < n; i += stride) {
-        inout[i] = part_op<T, OP>::f(inout[i], in[i]);
+        out[i] = part_op<T, OP>::f(a[i], b[i]);
     }
 }
 
-template <typename T, int OP>
-static int launch(const void *in, void *inout, size_t n, cudaStream_t s)
+struct part_args {
+    const void *a, *b;
+    void *out;
+    size_t n;
+    cudaStream_t s;
+};
+
+template <typename T, int OP> static int launch(const part_args &x)
 {
     unsigned threads = 256;
-    size_t blocks = (n + threads - 1) / threads;
+    size_t blocks = (x.n + threads - 1) / threads;
 
     if (blocks > 2048) {
         blocks = 2048; /* grid-stride beyond: enough to fill an H200 */
     }
-    part_reduce<T, OP><<<(unsigned) blocks, threads, 0, s>>>((const T *) in, (T *) inout, n);
+    part_reduce<T, OP><<<(unsigned) blocks, threads, 0, x.s>>>((const T *) x.a, (const T *) x.b,
+                                                               (T *) x.out, x.n);
     return check(cudaGetLastError());
 }
 
 /* MPI defines the logical and bitwise ops on integers only. */
-template <typename T> static int reduce_t(int op, const void *in, void *inout, size_t n,
-                                          cudaStream_t s)
+template <typename T> static int reduce_t(int op, const part_args &x)
 {
     switch (op) {
-    case MCA_PART_UCX_OP_MAX: return launch<T, MCA_PART_UCX_OP_MAX>(in, inout, n, s);
-    case MCA_PART_UCX_OP_MIN: return launch<T, MCA_PART_UCX_OP_MIN>(in, inout, n, s);
-    case MCA_PART_UCX_OP_SUM: return launch<T, MCA_PART_UCX_OP_SUM>(in, inout, n, s);
-    case MCA_PART_UCX_OP_PROD: return launch<T, MCA_PART_UCX_OP_PROD>(in, inout, n, s);
+    case MCA_PART_UCX_OP_MAX: return launch<T, MCA_PART_UCX_OP_MAX>(x);
+    case MCA_PART_UCX_OP_MIN: return launch<T, MCA_PART_UCX_OP_MIN>(x);
+    case MCA_PART_UCX_OP_SUM: return launch<T, MCA_PART_UCX_OP_SUM>(x);
+    case MCA_PART_UCX_OP_PROD: return launch<T, MCA_PART_UCX_OP_PROD>(x);
     }
     if constexpr (std::is_integral<T>::value) {
         switch (op) {
-        case MCA_PART_UCX_OP_LAND: return launch<T, MCA_PART_UCX_OP_LAND>(in, inout, n, s);
-        case MCA_PART_UCX_OP_LOR: return launch<T, MCA_PART_UCX_OP_LOR>(in, inout, n, s);
-        case MCA_PART_UCX_OP_LXOR: return launch<T, MCA_PART_UCX_OP_LXOR>(in, inout, n, s);
-        case MCA_PART_UCX_OP_BAND: return launch<T, MCA_PART_UCX_OP_BAND>(in, inout, n, s);
-        case MCA_PART_UCX_OP_BOR: return launch<T, MCA_PART_UCX_OP_BOR>(in, inout, n, s);
-        case MCA_PART_UCX_OP_BXOR: return launch<T, MCA_PART_UCX_OP_BXOR>(in, inout, n, s);
+        case MCA_PART_UCX_OP_LAND: return launch<T, MCA_PART_UCX_OP_LAND>(x);
+        case MCA_PART_UCX_OP_LOR: return launch<T, MCA_PART_UCX_OP_LOR>(x);
+        case MCA_PART_UCX_OP_LXOR: return launch<T, MCA_PART_UCX_OP_LXOR>(x);
+        case MCA_PART_UCX_OP_BAND: return launch<T, MCA_PART_UCX_OP_BAND>(x);
+        case MCA_PART_UCX_OP_BOR: return launch<T, MCA_PART_UCX_OP_BOR>(x);
+        case MCA_PART_UCX_OP_BXOR: return launch<T, MCA_PART_UCX_OP_BXOR>(x);
         }
+    }
+    return -2;
+}
+
+static int dev_reduce3(int op, int dt, const void *a, const void *b, void *out, size_t n,
+                       void *stream)
+{
+    part_args x = {a, b, out, n, (cudaStream_t) stream};
+
+    if (0 == n) {
+        return 0;
+    }
+    switch (dt) {
+    case MCA_PART_UCX_DT_INT8: return reduce_t<int8_t>(op, x);
+    case MCA_PART_UCX_DT_INT16: return reduce_t<int16_t>(op, x);
+    case MCA_PART_UCX_DT_INT32: return reduce_t<int32_t>(op, x);
+    case MCA_PART_UCX_DT_INT64: return reduce_t<int64_t>(op, x);
+    case MCA_PART_UCX_DT_UINT8: return reduce_t<uint8_t>(op, x);
+    case MCA_PART_UCX_DT_UINT16: return reduce_t<uint16_t>(op, x);
+    case MCA_PART_UCX_DT_UINT32: return reduce_t<uint32_t>(op, x);
+    case MCA_PART_UCX_DT_UINT64: return reduce_t<uint64_t>(op, x);
+    case MCA_PART_UCX_DT_FLOAT: return reduce_t<float>(op, x);
+    case MCA_PART_UCX_DT_DOUBLE: return reduce_t<double>(op, x);
     }
     return -2;
 }
 
 static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, void *stream)
 {
-    cudaStream_t s = (cudaStream_t) stream;
-
-    if (0 == n) {
-        return 0;
-    }
-    switch (dt) {
-    case MCA_PART_UCX_DT_INT8: return reduce_t<int8_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_INT16: return reduce_t<int16_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_INT32: return reduce_t<int32_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_INT64: return reduce_t<int64_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_UINT8: return reduce_t<uint8_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_UINT16: return reduce_t<uint16_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_UINT32: return reduce_t<uint32_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_UINT64: return reduce_t<uint64_t>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_FLOAT: return reduce_t<float>(op, in, inout, n, s);
-    case MCA_PART_UCX_DT_DOUBLE: return reduce_t<double>(op, in, inout, n, s);
-    }
-    return -2;
+    return dev_reduce3(op, dt, inout, in, inout, n, stream);
 }
 
 static int dev_stream_create(void **stream)
@@ -191,7 +204,7 @@ static const char *dev_last_error(void)
 static const mca_part_ucx_device_ops_t ops = {
     MCA_PART_UCX_DEVICE_ABI, dev_stream_create, dev_stream_destroy, dev_event_create,
     dev_event_destroy,       dev_event_record,  dev_event_query,    dev_copy,
-    dev_reduce,              dev_last_error};
+    dev_reduce,              dev_reduce3,       dev_last_error};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

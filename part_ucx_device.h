@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 1
+#define MCA_PART_UCX_DEVICE_ABI 2
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* Element types the reduction kernels know. */
@@ -65,6 +65,9 @@ typedef struct mca_part_ucx_device_ops_t {
     int (*copy)(void *dst, const void *src, size_t bytes, void *stream);
     /* inout[i] = inout[i] op in[i] for count elements */
     int (*reduce)(int op, int dt, const void *in, void *inout, size_t count, void *stream);
+    /* out[i] = a[i] op b[i] for count elements */
+    int (*reduce3)(int op, int dt, const void *a, const void *b, void *out, size_t count,
+                   void *stream);
     const char *(*last_error)(void);
 } mca_part_ucx_device_ops_t;
 
