@@ -204,7 +204,7 @@ int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c, bool reduction)
         return MPI_ERR_INTERN;
     }
     for (p = 0; p < c->parts; ++p) {
-        if (0 != c->gpu->event_create(&c->events[p])) {
+        if (0 != mca_part_ucx_device_event_get(&c->events[p])) {
             return MPI_ERR_INTERN;
         }
     }
@@ -595,7 +595,7 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
     mca_part_ucx_coll_free(c, c->scratch);
     for (i = 0; NULL != c->events && i < (int) c->parts; ++i) {
         if (NULL != c->events[i]) {
-            c->gpu->event_destroy(c->events[i]);
+            mca_part_ucx_device_event_put(c->events[i]); /* completed: reusable */
         }
     }
     if (NULL != c->stream) {

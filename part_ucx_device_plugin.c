@@ -72,6 +72,45 @@ const mca_part_ucx_device_ops_t *mca_part_ucx_device(void)
     return mca_part_ucx_device_table;
 }
 
+/* CUDA events outlive the collectives that used them: creating one per
+ * partition at every MPIX_P*_init cost more than the rest of the init. */
+static void **mca_part_ucx_event_pool = NULL;
+static size_t mca_part_ucx_event_count = 0, mca_part_ucx_event_size = 0;
+
+int mca_part_ucx_device_event_get(void **event)
+{
+    int rc = 0;
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
+    if (mca_part_ucx_event_count > 0) {
+        *event = mca_part_ucx_event_pool[--mca_part_ucx_event_count];
+    } else {
+        rc = mca_part_ucx_device_table->event_create(event);
+    }
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
+    return rc;
+}
+
+void mca_part_ucx_device_event_put(void *event)
+{
+    void **grown;
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
+    if (mca_part_ucx_event_count == mca_part_ucx_event_size) {
+        grown = realloc(mca_part_ucx_event_pool,
+                        sizeof(void *) * (mca_part_ucx_event_size ? 2 * mca_part_ucx_event_size : 64));
+        if (NULL == grown) {
+            mca_part_ucx_device_table->event_destroy(event);
+            OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
+            return;
+        }
+        mca_part_ucx_event_pool = grown;
+        mca_part_ucx_event_size = mca_part_ucx_event_size ? 2 * mca_part_ucx_event_size : 64;
+    }
+    mca_part_ucx_event_pool[mca_part_ucx_event_count++] = event;
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
+}
+
 int mca_part_ucx_device_dt(ompi_datatype_t *dtype)
 {
     static const struct {
