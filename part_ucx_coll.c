@@ -81,18 +81,17 @@ void *mca_part_ucx_coll_alloc(mca_part_ucx_coll_t *c, size_t bytes)
     if (!c->device) {
         return malloc(bytes + 1);
     }
-    return (OPAL_SUCCESS == opal_accelerator.mem_alloc(MCA_ACCELERATOR_NO_DEVICE_ID, &ptr,
-                                                       bytes + 1)) ? ptr : NULL;
+    return (OMPI_SUCCESS == mca_part_ucx_devmem_alloc(bytes + 1, &ptr, &c->dev_id)) ? ptr
+                                                                                  : NULL;
 }
 
-static void mca_part_ucx_coll_free(mca_part_ucx_coll_t *c, void *ptr)
+/* `bytes` as given to mca_part_ucx_coll_alloc. */
+static void mca_part_ucx_coll_free(mca_part_ucx_coll_t *c, void *ptr, size_t bytes)
 {
-    if (NULL != ptr) {
-        if (c->device) {
-            (void) opal_accelerator.mem_release(MCA_ACCELERATOR_NO_DEVICE_ID, ptr);
-        } else {
-            free(ptr);
-        }
+    if (c->device) {
+        mca_part_ucx_devmem_free(ptr, bytes + 1, c->dev_id);
+    } else {
+        free(ptr);
     }
 }
 
@@ -158,6 +157,7 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
      * costs more than all the rest of the init. */
     if (bytes > 0) {
         c->scratch = mca_part_ucx_coll_alloc(c, bytes);
+        c->scratch_bytes = bytes;
         if (NULL == c->scratch) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
@@ -200,7 +200,7 @@ int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c, bool reduction)
     if (NULL == c->events) {
         return MPI_ERR_NO_MEM;
     }
-    if (0 != c->gpu->stream_create(&c->stream)) {
+    if (0 != mca_part_ucx_device_stream_get(&c->stream)) {
         return MPI_ERR_INTERN;
     }
     for (p = 0; p < c->parts; ++p) {
@@ -592,21 +592,21 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
             (void) ompi_request_free(&c->chans[i].req);
         }
     }
-    mca_part_ucx_coll_free(c, c->scratch);
+    mca_part_ucx_coll_free(c, c->scratch, c->scratch_bytes);
     for (i = 0; NULL != c->events && i < (int) c->parts; ++i) {
         if (NULL != c->events[i]) {
             mca_part_ucx_device_event_put(c->events[i]); /* completed: reusable */
         }
     }
     if (NULL != c->stream) {
-        c->gpu->stream_destroy(c->stream);
+        mca_part_ucx_device_stream_put(c->stream); /* idle: the epochs are complete */
     }
     free(c->events);
     free(c->pend);
     free(c->chans);
     free(c->steps);
     free((void *) c->state);
-    mca_part_ucx_coll_free(c, c->owned);
+    mca_part_ucx_coll_free(c, c->owned, c->parts * c->count * c->extent);
     OBJ_DESTRUCT(&c->lock);
     free(c);
     req->coll = NULL;

@@ -71,6 +71,8 @@ typedef struct mca_part_ucx_coll_t {
 
     void *owned;                    /* result buffer of ranks that get none (reduce) */
     char *scratch;                  /* every channel's tmp, one allocation */
+    size_t scratch_bytes;
+    int dev_id;                     /* of scratch and owned */
     volatile int *state;            /* per partition: step waited on, -1 before, -2 begun,
                                      * nsteps done */
     size_t done;                    /* partitions complete this epoch */

@@ -14,6 +14,7 @@
 
 #include "ompi_config.h"
 
+#include "opal/mca/timer/base/base.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/errhandler/errhandler.h"
@@ -85,6 +86,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc;
     mca_part_ucx_request_t *req;
     mca_part_ucx_coll_t *c;
+    opal_timer_t t[4]; /* where the time of an init goes, for part_ucx_verbose >= 10 */
 
     req = OBJ_NEW(mca_part_ucx_request_t);
     c = calloc(1, sizeof(*c));
@@ -142,11 +144,15 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     c->steps = calloc(c->max_steps, sizeof(*c->steps));
     c->state = calloc(req->parts, sizeof(*c->state));
     c->pend = calloc(req->parts, sizeof(*c->pend));
+    t[0] = opal_timer_base_get_usec();
     if (NULL == c->chans || NULL == c->steps || NULL == c->state || NULL == c->pend ||
         (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
         rc = MPI_ERR_NO_MEM;
-    } else if (c->device &&
-               MPI_SUCCESS != (rc = mca_part_ucx_coll_device(c, NULL != op))) {
+    } else if (c->device) {
+        rc = mca_part_ucx_coll_device(c, NULL != op);
+    }
+    t[1] = opal_timer_base_get_usec();
+    if (MPI_SUCCESS != rc) {
         /* rc says why */
     } else if (PART_UCX_ALLREDUCE == kind) {
         rc = mca_part_ucx_build_allreduce(c, info);
@@ -159,14 +165,20 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     } else {
         rc = mca_part_ucx_build_bcast(c, root);
     }
+    t[2] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_coll_commit(c);
     }
+    t[3] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS != rc) {
         ompi_request_t *r = &req->super;
         (void) r->req_free(&r);
         return (rc < 0) ? MPI_ERR_INTERN : rc;
     }
+    PART_UCX_VERBOSE(10, "collective %d: %llu us (GPU setup %llu, schedule %llu, "
+                     "scratch and channels %llu)", (int) kind,
+                     (unsigned long long) (t[3] - t[0]), (unsigned long long) (t[1] - t[0]),
+                     (unsigned long long) (t[2] - t[1]), (unsigned long long) (t[3] - t[2]));
     PART_UCX_VERBOSE(10, "collective %d on %d ranks: %d channels, %d steps, %d partitions",
                      (int) kind, n, c->nchans, c->nsteps, partitions);
     *request = &req->super;

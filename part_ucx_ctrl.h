@@ -81,7 +81,8 @@ typedef struct mca_part_ucx_data_hdr_t {
     uint32_t rreq_cookie;
     uint64_t epoch;
     uint64_t part;
-    uint64_t flag_only;             /* 1: a kernel already stored the data */
+    uint64_t copied;                /* bit i: a kernel already stored partition
+                                     * part + i; only arrivals, no data */
 } mca_part_ucx_data_hdr_t;
 
 int mca_part_ucx_ctrl_init(void);

@@ -72,43 +72,74 @@ const mca_part_ucx_device_ops_t *mca_part_ucx_device(void)
     return mca_part_ucx_device_table;
 }
 
-/* CUDA events outlive the collectives that used them: creating one per
- * partition at every MPIX_P*_init cost more than the rest of the init. */
-static void **mca_part_ucx_event_pool = NULL;
-static size_t mca_part_ucx_event_count = 0, mca_part_ucx_event_size = 0;
+/* CUDA events and streams outlive the collectives that used them:
+ * creating them at every MPIX_P*_init (an event per partition) cost more
+ * than the rest of the init. A collective returns them once its GPU work
+ * is complete (its requests cannot be freed while active). */
+typedef struct {
+    void **items;
+    size_t count, size;
+} mca_part_ucx_handle_pool_t;
 
-int mca_part_ucx_device_event_get(void **event)
+static mca_part_ucx_handle_pool_t mca_part_ucx_events, mca_part_ucx_streams;
+
+static int mca_part_ucx_pool_get(mca_part_ucx_handle_pool_t *pool, void **item,
+                                 int (*create)(void **))
 {
     int rc = 0;
 
     OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
-    if (mca_part_ucx_event_count > 0) {
-        *event = mca_part_ucx_event_pool[--mca_part_ucx_event_count];
+    if (pool->count > 0) {
+        *item = pool->items[--pool->count];
     } else {
-        rc = mca_part_ucx_device_table->event_create(event);
+        rc = create(item);
     }
     OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
     return rc;
 }
 
-void mca_part_ucx_device_event_put(void *event)
+static void mca_part_ucx_pool_put(mca_part_ucx_handle_pool_t *pool, void *item,
+                                  void (*destroy)(void *))
 {
+    size_t size = pool->size ? 2 * pool->size : 64;
     void **grown;
 
     OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
-    if (mca_part_ucx_event_count == mca_part_ucx_event_size) {
-        grown = realloc(mca_part_ucx_event_pool,
-                        sizeof(void *) * (mca_part_ucx_event_size ? 2 * mca_part_ucx_event_size : 64));
+    if (pool->count == pool->size) {
+        grown = realloc(pool->items, sizeof(void *) * size);
         if (NULL == grown) {
-            mca_part_ucx_device_table->event_destroy(event);
+            destroy(item);
             OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
             return;
         }
-        mca_part_ucx_event_pool = grown;
-        mca_part_ucx_event_size = mca_part_ucx_event_size ? 2 * mca_part_ucx_event_size : 64;
+        pool->items = grown;
+        pool->size = size;
     }
-    mca_part_ucx_event_pool[mca_part_ucx_event_count++] = event;
+    pool->items[pool->count++] = item;
     OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
+}
+
+int mca_part_ucx_device_event_get(void **event)
+{
+    return mca_part_ucx_pool_get(&mca_part_ucx_events, event,
+                                 mca_part_ucx_device_table->event_create);
+}
+
+void mca_part_ucx_device_event_put(void *event)
+{
+    mca_part_ucx_pool_put(&mca_part_ucx_events, event, mca_part_ucx_device_table->event_destroy);
+}
+
+int mca_part_ucx_device_stream_get(void **stream)
+{
+    return mca_part_ucx_pool_get(&mca_part_ucx_streams, stream,
+                                 mca_part_ucx_device_table->stream_create);
+}
+
+void mca_part_ucx_device_stream_put(void *stream)
+{
+    mca_part_ucx_pool_put(&mca_part_ucx_streams, stream,
+                          mca_part_ucx_device_table->stream_destroy);
 }
 
 int mca_part_ucx_device_dt(ompi_datatype_t *dtype)

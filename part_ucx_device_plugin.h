@@ -20,9 +20,12 @@ BEGIN_C_DECLS
 /* The plugin's table, loaded on first use; NULL (after one help message)
  * where it is missing or cannot run. */
 const mca_part_ucx_device_ops_t *mca_part_ucx_device(void);
-/* Events from a process-wide pool (the plugin must be loaded). */
+/* Events and streams from process-wide pools (the plugin must be loaded);
+ * put back only once their work is complete. */
 int mca_part_ucx_device_event_get(void **event);
 void mca_part_ucx_device_event_put(void *event);
+int mca_part_ucx_device_stream_get(void **stream);
+void mca_part_ucx_device_stream_put(void *stream);
 /* The kernel's element type or operation; -1 where the plugin has none. */
 int mca_part_ucx_device_dt(ompi_datatype_t *dtype);
 int mca_part_ucx_device_op(ompi_op_t *op);

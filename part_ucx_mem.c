@@ -219,11 +219,107 @@ int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
     return OMPI_SUCCESS;
 }
 
+/* GPU memory kept for the next init, by power-of-two size and device. */
+typedef struct mca_part_ucx_devmem_t {
+    struct mca_part_ucx_devmem_t *next;
+    void *ptr;
+    int dev_id;
+} mca_part_ucx_devmem_t;
+
+#define PART_UCX_DEVMEM_MIN_CLASS 12 /* 4 KiB */
+#define PART_UCX_DEVMEM_MAX_CLASS 26 /* 64 MiB: larger ones go back at once */
+#define PART_UCX_DEVMEM_KEEP      ((size_t) 256 << 20)
+
+static opal_mutex_t mca_part_ucx_devmem_lock = OPAL_MUTEX_STATIC_INIT;
+static mca_part_ucx_devmem_t *mca_part_ucx_devmem_cached[PART_UCX_DEVMEM_MAX_CLASS + 1];
+static size_t mca_part_ucx_devmem_kept = 0;
+
+static int mca_part_ucx_devmem_class(size_t size)
+{
+    int c = PART_UCX_DEVMEM_MIN_CLASS;
+
+    while (c <= PART_UCX_DEVMEM_MAX_CLASS && ((size_t) 1 << c) < size) {
+        ++c;
+    }
+    return c; /* > PART_UCX_DEVMEM_MAX_CLASS: not kept */
+}
+
+int mca_part_ucx_devmem_alloc(size_t size, void **ptr, int *dev_id_out)
+{
+    int c = mca_part_ucx_devmem_class(size), dev_id = MCA_ACCELERATOR_NO_DEVICE_ID;
+    mca_part_ucx_devmem_t *e = NULL, **prev;
+
+    (void) opal_accelerator.get_device(&dev_id);
+    *dev_id_out = dev_id;
+    if (c <= PART_UCX_DEVMEM_MAX_CLASS) {
+        OPAL_THREAD_LOCK(&mca_part_ucx_devmem_lock);
+        for (prev = &mca_part_ucx_devmem_cached[c]; NULL != (e = *prev); prev = &e->next) {
+            if (e->dev_id == dev_id) {
+                *prev = e->next;
+                mca_part_ucx_devmem_kept -= (size_t) 1 << c;
+                break;
+            }
+        }
+        OPAL_THREAD_UNLOCK(&mca_part_ucx_devmem_lock);
+        if (NULL != e) {
+            *ptr = e->ptr;
+            free(e);
+            return OMPI_SUCCESS;
+        }
+        size = (size_t) 1 << c;
+    }
+    return (OPAL_SUCCESS == opal_accelerator.mem_alloc(dev_id, ptr, size))
+               ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+void mca_part_ucx_devmem_free(void *ptr, size_t size, int dev_id)
+{
+    int c = mca_part_ucx_devmem_class(size);
+    mca_part_ucx_devmem_t *e = NULL;
+
+    if (NULL == ptr) {
+        return;
+    }
+    if (c <= PART_UCX_DEVMEM_MAX_CLASS) {
+        e = malloc(sizeof(*e));
+    }
+    OPAL_THREAD_LOCK(&mca_part_ucx_devmem_lock);
+    if (NULL != e && mca_part_ucx_devmem_kept + ((size_t) 1 << c) <= PART_UCX_DEVMEM_KEEP) {
+        e->ptr = ptr;
+        e->dev_id = dev_id;
+        e->next = mca_part_ucx_devmem_cached[c];
+        mca_part_ucx_devmem_cached[c] = e;
+        mca_part_ucx_devmem_kept += (size_t) 1 << c;
+        ptr = NULL;
+    }
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_devmem_lock);
+    if (NULL != ptr) {
+        free(e);
+        (void) opal_accelerator.mem_release(dev_id, ptr);
+    }
+}
+
+static void mca_part_ucx_devmem_fini(void)
+{
+    mca_part_ucx_devmem_t *e;
+    int c;
+
+    for (c = 0; c <= PART_UCX_DEVMEM_MAX_CLASS; ++c) {
+        while (NULL != (e = mca_part_ucx_devmem_cached[c])) {
+            mca_part_ucx_devmem_cached[c] = e->next;
+            (void) opal_accelerator.mem_release(e->dev_id, e->ptr);
+            free(e);
+        }
+    }
+    mca_part_ucx_devmem_kept = 0;
+}
+
 void mca_part_ucx_mem_fini(void)
 {
     mca_part_ucx_chunk_t *chunk;
     int pool;
 
+    mca_part_ucx_devmem_fini();
     for (pool = 0; pool < PART_UCX_POOLS; ++pool) {
         while (NULL != (chunk = mca_part_ucx_chunks[pool])) {
             mca_part_ucx_chunks[pool] = chunk->next;

@@ -43,6 +43,13 @@ const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *l
  * mapped into the device address space at the same address); once per
  * chunk, the caller holds the module lock. */
 int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block);
+/* GPU memory of the current device for device requests and collective
+ * scratch: an allocation costs tens of microseconds and a free
+ * synchronises the device, so freed ones (up to 64 MiB each, 256 MiB in
+ * all) are kept for later inits until finalize. The free takes the size
+ * and device the allocation gave. Thread safe. */
+int mca_part_ucx_devmem_alloc(size_t size, void **ptr, int *dev_id);
+void mca_part_ucx_devmem_free(void *ptr, size_t size, int dev_id);
 void mca_part_ucx_mem_fini(void);
 
 END_C_DECLS

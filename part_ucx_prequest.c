@@ -24,6 +24,7 @@
 #include "ompi_config.h"
 
 #include "opal/mca/accelerator/accelerator.h"
+#include "opal/mca/timer/base/base.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/info.h"
 #include "ompi/errhandler/errhandler.h"
@@ -41,10 +42,13 @@
 struct mca_part_ucx_dev_t {
     struct mpix_prequest_s host;    /* what the device copy holds */
     struct mpix_prequest_s *dptr;   /* the device copy, the user's handle */
+    size_t dbytes;                  /* its allocation, counters included */
     int dev_id;
     mca_part_ucx_block_t ready_block; /* send: epoch per partition, kernels write */
     mca_part_ucx_block_t epoch_block; /* kernels read: [0] current epoch, [1] receiver ready */
     size_t pending;                 /* send: partitions not yet picked up this epoch */
+    size_t low;                     /* send: partitions below are picked up (kernels mark
+                                     * mostly in block order: the walk starts here) */
     uint64_t *copied;               /* kernel copy: epoch a kernel stored partition p in */
 };
 
@@ -91,6 +95,7 @@ void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
     struct mca_part_ucx_dev_t *d = req->dev;
 
     d->pending = req->parts;
+    d->low = 0;
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
 }
 
@@ -136,8 +141,12 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
     if (0 == d->pending) {
         return;
     }
-    for (p = 0; p < req->parts; ++p) {
-        if (ready[p] >= req->epoch && req->part_state[p] < queued) {
+    for (p = d->low; p < req->parts; ++p) {
+        if (req->part_state[p] >= queued) {
+            d->low += (p == d->low);
+            continue;
+        }
+        if (ready[p] >= req->epoch) {
             opal_atomic_rmb(); /* the kernel's data before its mark */
             if (NULL != d->copied) {
                 d->copied[p] = req->epoch; /* only the arrival is left to send */
@@ -145,6 +154,7 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
             if (mca_part_ucx_mark_ready(req, p)) {
                 --d->pending;
             }
+            d->low += (p == d->low);
         }
     }
 }
@@ -158,7 +168,7 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
         return;
     }
     if (NULL != d->dptr) {
-        (void) opal_accelerator.mem_release(d->dev_id, d->dptr); /* counters included */
+        mca_part_ucx_devmem_free(d->dptr, d->dbytes, d->dev_id); /* counters included */
     }
     OPAL_THREAD_LOCK(&m->lock);
     mca_part_ucx_block_free(&d->ready_block);
@@ -190,7 +200,8 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
     if (NULL == image) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    rc = opal_accelerator.mem_alloc(d->dev_id, (void **) &dmem, head + cbytes);
+    d->dbytes = head + cbytes;
+    rc = mca_part_ucx_devmem_alloc(d->dbytes, (void **) &dmem, &d->dev_id);
     if (OPAL_SUCCESS == rc) {
         d->dptr = (struct mpix_prequest_s *) dmem;
         if (cbytes > 0) {
@@ -246,7 +257,10 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     bool coll = (MCA_PART_UCX_COLL == req->kind);
     bool send = (MCA_PART_UCX_SEND == req->kind) || coll;
     int rc = OMPI_SUCCESS;
+    /* Where the time of a create goes, for part_ucx_verbose >= 10. */
+    opal_timer_t t[5];
 
+    t[0] = opal_timer_base_get_usec();
     /* The receive flags exist once setup is done; wait for it as the
      * first MPIX_Pbuf_prepare would. */
     while (!coll && MCA_PART_UCX_SETUP_PENDING == req->setup) {
@@ -255,6 +269,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
         return req->error;
     }
+    t[1] = opal_timer_base_get_usec();
     d = calloc(1, sizeof(*d));
     if (NULL == d) {
         return MPI_ERR_NO_MEM;
@@ -288,18 +303,22 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.epoch = d->epoch_block.addr;
     d->host.rtr = (const uint64_t *) d->epoch_block.addr + 1;
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
+    t[2] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS == rc && send && !coll) {
         rc = mca_part_ucx_dev_kernel_copy(req, d);
     }
+    t[3] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_dev_upload(d, req->parts, req->epoch);
     }
+    t[4] = opal_timer_base_get_usec();
     req->dev = d;
     if (OMPI_SUCCESS != rc) {
         mca_part_ucx_dev_release(req);
         return MPI_ERR_NO_MEM;
     }
     d->pending = req->parts;
+    d->low = 0;
     if (coll) {
         mca_part_ucx_coll_dev_attach(req, req->coll_done_block.addr);
     }
@@ -309,6 +328,11 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
                      d->host.threshold,
                      (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism) ? "kernel copy"
                                                                        : "progress engine");
+    PART_UCX_VERBOSE(10, "device request %p: %llu us (setup wait %llu, host words %llu, "
+                     "peer mapping %llu, device copy %llu)", (void *) d->dptr,
+                     (unsigned long long) (t[4] - t[0]), (unsigned long long) (t[1] - t[0]),
+                     (unsigned long long) (t[2] - t[1]), (unsigned long long) (t[3] - t[2]),
+                     (unsigned long long) (t[4] - t[3]));
     return MPI_SUCCESS;
 }
 

@@ -195,8 +195,10 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
 
     if (NULL == req || req->cookie != hdr->rreq_cookie || MCA_PART_UCX_RECV != req->kind ||
         !req->am || MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != req->epoch ||
-        hdr->part >= req->remote_parts || (hdr->flag_only && (!req->exposed || 0 != length)) ||
-        (!hdr->flag_only && length != (spart = req->total_bytes / req->remote_parts))) {
+        hdr->part >= req->remote_parts ||
+        (hdr->copied && (!req->exposed || 0 != length || !(hdr->copied & 1) ||
+                         (size_t) (63 - __builtin_clzll(hdr->copied)) >= req->remote_parts - hdr->part)) ||
+        (!hdr->copied && length != (spart = req->total_bytes / req->remote_parts))) {
         PART_UCX_ERROR("partition message for no live receive dropped");
         if (rndv) {
             ucp_am_data_release(worker, data);
@@ -204,11 +206,16 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         return UCS_OK;
     }
     flags = req->flags_block.addr;
-    if (hdr->flag_only) {
-        /* The sender's kernel stored the partition over NVLink and fenced
-         * it before the host sent this. */
+    if (hdr->copied) {
+        /* The sender's kernels stored these partitions over NVLink and
+         * fenced them before the host sent this. */
+        uint64_t bits = hdr->copied;
+
         opal_atomic_wmb();
-        flags[hdr->part] = hdr->epoch;
+        while (bits) {
+            flags[hdr->part + (size_t) __builtin_ctzll(bits)] = hdr->epoch;
+            bits &= bits - 1;
+        }
         return UCS_OK;
     }
     /* strided: partitions one to one (mca_part_ucx_recv_packed otherwise) */

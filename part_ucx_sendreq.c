@@ -101,6 +101,20 @@ static void mca_part_ucx_am_sent_cb(void *op, ucs_status_t status, void *user_da
     ucp_request_free(op);
 }
 
+static void mca_part_ucx_arrivals_sent_cb(void *op, ucs_status_t status, void *user_data)
+{
+    mca_part_ucx_flag_batch_t *b = user_data;
+
+    if (UCS_OK != status) {
+        PART_UCX_ERROR("arrivals to rank %d failed: %s", b->req->peer,
+                       ucs_status_string(status));
+        mca_part_ucx_request_fail(b->req, MPI_ERR_INTERN);
+    }
+    opal_atomic_add_fetch_64(&b->req->ops_done, 2 * __builtin_popcountll(b->parts));
+    free(b);
+    ucp_request_free(op);
+}
+
 /* am transfer: one message per partition carries data and arrival; it
  * counts for both of the partition's operations. */
 static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
@@ -110,13 +124,14 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
     int w = (int) (p % mca_part_ucx_module.num_workers);
 
     req->am_hdrs[p].epoch = req->epoch;
-    req->am_hdrs[p].flag_only = (NULL != req->dev) && mca_part_ucx_dev_copied(req, p);
+    req->am_hdrs[p].part = p;
+    req->am_hdrs[p].copied = 0;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.send = mca_part_ucx_am_sent_cb;
     param.user_data = req;
     param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
-    if (mca_part_ucx_data_on_device(req) && !req->am_hdrs[p].flag_only) {
+    if (mca_part_ucx_data_on_device(req)) {
         /* GPU data goes by rendezvous at every size: zero-copy over cuda_ipc
          * (or UCX's pipeline), where eager would stage it through host
          * memory with a synchronous copy on both sides. */
@@ -124,8 +139,8 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
         param.flags = UCP_AM_SEND_FLAG_RNDV;
     }
     op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, &req->am_hdrs[p],
-                         sizeof(req->am_hdrs[p]), req->data + p * req->stride,
-                         req->am_hdrs[p].flag_only ? 0 : req->part_bytes, &param);
+                         sizeof(req->am_hdrs[p]), req->data + p * req->stride, req->part_bytes,
+                         &param);
     if (UCS_PTR_IS_ERR(op)) {
         PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
                        ucs_status_string(UCS_PTR_STATUS(op)));
@@ -136,6 +151,49 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
     }
 }
 
+/* Kernel copy: the data of partitions first + i (bit i of `copied`) are
+ * already in the receiver's buffer; one header-only message carries all
+ * their arrivals (one per partition made the host the bottleneck from a
+ * thousand partitions on). The header of the lowest one is free to use. */
+static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first,
+                                       uint64_t copied)
+{
+    size_t low = first + (size_t) __builtin_ctzll(copied);
+    mca_part_ucx_data_hdr_t *hdr = &req->am_hdrs[low];
+    mca_part_ucx_flag_batch_t *b;
+    ucp_request_param_t param;
+    ucs_status_ptr_t op;
+
+    b = malloc(sizeof(*b));
+    if (NULL == b) {
+        mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
+        opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(copied));
+        return;
+    }
+    b->req = req;
+    b->first = low;
+    b->parts = copied >> (low - first);
+    b->worker = (int) (low % mca_part_ucx_module.num_workers);
+    hdr->epoch = req->epoch;
+    hdr->part = low;
+    hdr->copied = b->parts;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = mca_part_ucx_arrivals_sent_cb;
+    param.user_data = b;
+    op = ucp_am_send_nbx(req->remote->eps[b->worker], MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr),
+                         NULL, 0, &param);
+    if (UCS_PTR_IS_PTR(op)) {
+        return; /* the callback counts them */
+    }
+    if (UCS_PTR_IS_ERR(op)) {
+        PART_UCX_ERROR("arrivals to rank %d failed: %s", req->peer,
+                       ucs_status_string(UCS_PTR_STATUS(op)));
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+    }
+    opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(copied));
+    free(b);
+}
+
 /* Issue the partitions of [first, first + n) that this caller claims
  * (queued -> issued): the data puts, then per worker a flush, and the flags
  * when the flush completes. A flush means remote completion on every UCX
@@ -144,7 +202,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
 static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, size_t n)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    uint64_t queued = PART_UCX_QUEUED(req->epoch), claimed = 0, expected;
+    uint64_t queued = PART_UCX_QUEUED(req->epoch), claimed = 0, copied = 0, expected;
     mca_part_ucx_flag_batch_t local, *b;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
@@ -154,14 +212,21 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
     for (i = 0; i < n; ++i) {
         p = first + i;
         expected = queued;
-        if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+        /* A plain read first: progress walks every partition of a request,
+         * and an atomic per partition showed up from a thousand on. */
+        if (req->part_state[p] != queued ||
+            !opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
                                                     (int64_t *) &expected,
                                                     PART_UCX_ISSUED(req->epoch))) {
             continue;
         }
         if (req->am) {
             opal_atomic_add_fetch_64(&req->queued, -1);
-            mca_part_ucx_send_am(req, p);
+            if (NULL != req->dev && mca_part_ucx_dev_copied(req, p)) {
+                copied |= UINT64_C(1) << i;
+            } else {
+                mca_part_ucx_send_am(req, p);
+            }
             continue;
         }
         claimed |= UINT64_C(1) << i;
@@ -176,6 +241,9 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         } else {
             opal_atomic_add_fetch_64(&req->ops_done, 1);
         }
+    }
+    if (0 != copied) {
+        mca_part_ucx_send_arrivals(req, first, copied);
     }
     if (0 == claimed) {
         return;

@@ -93,8 +93,11 @@ static double run(const grid &g, int mode, int iters, int nevery, int parts, dou
     CUDA(cudaMalloc(&buf[0], n * sizeof(double)));
     CUDA(cudaMalloc(&buf[1], n * sizeof(double)));
     CUDA(cudaMalloc(&norm_d, sizeof(double)));
-    CUDA(cudaMemset(buf[0], 0, n * sizeof(double)));
-    CUDA(cudaMemset(buf[1], 0, n * sizeof(double)));
+    /* Everything on `s`: a non-blocking stream does not wait for work of
+     * the legacy default stream (cudaMemset, device-to-device cudaMemcpy),
+     * and those return before the device is done. */
+    CUDA(cudaMemsetAsync(buf[0], 0, n * sizeof(double), s));
+    CUDA(cudaMemsetAsync(buf[1], 0, n * sizeof(double), s));
     init_boundaries<<<(g.rows + 2 + 127) / 128, 128, 0, s>>>(buf[0], buf[1], g.nx, g.rows, g.row0,
                                                              g.ny);
     CUDA(cudaStreamSynchronize(s));
@@ -155,10 +158,11 @@ static double run(const grid &g, int mode, int iters, int nevery, int parts, dou
             jacobi_rows<<<rowsgrid, TX, 0, s>>>(a, an, g.nx, 1, g.rows + 1, nd);
             CUDA(cudaStreamSynchronize(s));
             if (alone) { /* periodic onto ourselves */
-                CUDA(cudaMemcpy(an, an + (long) g.rows * g.nx, g.nx * sizeof(double),
-                                cudaMemcpyDeviceToDevice));
-                CUDA(cudaMemcpy(an + (long) (g.rows + 1) * g.nx, an + g.nx,
-                                g.nx * sizeof(double), cudaMemcpyDeviceToDevice));
+                CUDA(cudaMemcpyAsync(an, an + (long) g.rows * g.nx, g.nx * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, s));
+                CUDA(cudaMemcpyAsync(an + (long) (g.rows + 1) * g.nx, an + g.nx,
+                                     g.nx * sizeof(double), cudaMemcpyDeviceToDevice, s));
+                CUDA(cudaStreamSynchronize(s));
             } else {
                 MPI_Sendrecv(an + g.nx, g.nx, MPI_DOUBLE, g.top, 1,
                              an + (long) (g.rows + 1) * g.nx, g.nx, MPI_DOUBLE, g.bottom, 1,
@@ -170,15 +174,17 @@ static double run(const grid &g, int mode, int iters, int nevery, int parts, dou
         if (i > 0) t += MPI_Wtime() - t0; /* iteration 0 sets up */
         if (calc) {
             double local = 0;
-            CUDA(cudaMemcpy(&local, norm_d, sizeof(double), cudaMemcpyDeviceToHost));
+            CUDA(cudaMemcpyAsync(&local, norm_d, sizeof(double), cudaMemcpyDeviceToHost, s));
+            CUDA(cudaStreamSynchronize(s));
             MPI_Allreduce(&local, &norm, 1, MPI_DOUBLE, MPI_SUM, comm);
             norm = sqrt(norm);
         }
     }
     *res_norm = norm;
     out.resize((size_t) g.rows * g.nx);
-    CUDA(cudaMemcpy(out.data(), buf[iters % 2] + g.nx, out.size() * sizeof(double),
-                    cudaMemcpyDeviceToHost));
+    CUDA(cudaMemcpyAsync(out.data(), buf[iters % 2] + g.nx, out.size() * sizeof(double),
+                         cudaMemcpyDeviceToHost, s));
+    CUDA(cudaStreamSynchronize(s));
     if (M_PART == mode && !alone) {
         for (int k = 0; k < 2; ++k) {
             for (int j = 0; j < 2; ++j)
@@ -254,10 +260,18 @@ int main(int argc, char **argv)
                     run(one, M_SENDRECV, iters, nevery, parts, &rn, ref, MPI_COMM_SELF);
                 }
                 double diff = 0;
-                for (size_t j = 0; j < all.size(); ++j) diff = fmax(diff, fabs(all[j] - ref[j]));
+                size_t at = 0;
+                for (size_t j = 0; j < all.size(); ++j) {
+                    if (fabs(all[j] - ref[j]) > diff) {
+                        diff = fabs(all[j] - ref[j]);
+                        at = j;
+                    }
+                }
                 if (diff != 0) {
-                    fprintf(stderr, "jacobi %s: differs from the single-GPU run by %g\n",
-                            mode_name[m], diff);
+                    fprintf(stderr,
+                            "jacobi %s: differs from the single-GPU run by %g at row %zu "
+                            "column %zu (%.17g, single GPU %.17g)\n",
+                            mode_name[m], diff, at / nx, at % nx, all[at], ref[at]);
                     ++failures;
                 } else {
                     fprintf(stderr, "jacobi %s: identical to the single-GPU run\n", mode_name[m]);
