@@ -102,7 +102,9 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
             d[i] = s[i];
         }
     }
-    __threadfence_system(); /* the stores before the partition's mark */
+    /* No fence here: the group synchronises, then its leader's mark
+     * releases every store of the group (one system fence per partition:
+     * they cost a microsecond each and are not free to overlap). */
 }
 
 /* n calls of this epoch's partition were made by the caller's group; the
@@ -117,11 +119,18 @@ __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, 
     return (now / t != old / t) ? now / t : 0;
 }
 
-/* Publish a complete partition to the host progress engine. */
+/* Publish a complete partition to the host progress engine: a release at
+ * system scope orders the data the caller's group wrote (and synchronised
+ * with) before the mark; lighter than __threadfence_system's sequentially
+ * consistent fence. */
 __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int partition,
                                              uint64_t epoch)
 {
-    __threadfence_system(); /* the partition's data before its mark */
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+#else
+    __threadfence_system();
+#endif
     preq->ready[partition] = epoch;
 }
 

@@ -657,6 +657,15 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
             UCS_OK != ucp_ep_rkey_unpack(req->remote->eps[0], ack->rkeys, &req->buf_rkeys[0])) {
             req->buf_rkeys[0] = NULL;
         }
+        /* GPU data goes by rendezvous where cuda_ipc maps the receiver's
+         * buffer here (zero-copy; eager would stage it through host memory
+         * with a synchronous copy on both sides), and as UCX chooses
+         * elsewhere: forced rendezvous over a network pipelines small
+         * partitions through host fragments, slower than eager. */
+        if (NULL != req->buf_rkeys[0] && mca_part_ucx_data_on_device(req)) {
+            void *mapped;
+            req->rndv = (UCS_OK == ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &mapped));
+        }
         mca_part_ucx_send_setup_done(req);
         return;
     }

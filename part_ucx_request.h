@@ -72,6 +72,8 @@ struct mca_part_ucx_request_t {
     int error;                      /* MPI error class reported at completion */
 
     bool am;                        /* partitions move as active messages */
+    bool rndv;                      /* am, send: GPU data by rendezvous, the receiver's
+                                     * buffer being reachable zero-copy (cuda_ipc) */
 
     struct mca_part_ucx_coll_t *coll; /* MCA_PART_UCX_COLL: its schedule */
 

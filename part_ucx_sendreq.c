@@ -131,10 +131,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
     param.cb.send = mca_part_ucx_am_sent_cb;
     param.user_data = req;
     param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
-    if (mca_part_ucx_data_on_device(req)) {
-        /* GPU data goes by rendezvous at every size: zero-copy over cuda_ipc
-         * (or UCX's pipeline), where eager would stage it through host
-         * memory with a synchronous copy on both sides. */
+    if (req->rndv) {
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
         param.flags = UCP_AM_SEND_FLAG_RNDV;
     }

@@ -68,8 +68,10 @@ static double goodput(int mode, int grid, double *a, double *b, double *c, cudaS
 {
     size_t n = (size_t) grid * 1024, bytes = n * sizeof(double);
     /* Progress engine: few transport partitions (the host handles each);
-     * kernel copy: up to 1024, so that many warps store in parallel. */
-    int maxp = (2 == mode) ? 1024 : 16;
+     * kernel copy: up to 1024, so that many warps store in parallel.
+     * BENCH_PARTS_PROGRESS / BENCH_PARTS_KERNEL override them. */
+    const char *env = getenv(2 == mode ? "BENCH_PARTS_KERNEL" : "BENCH_PARTS_PROGRESS");
+    int maxp = (NULL != env && atoi(env) > 0) ? atoi(env) : (2 == mode) ? 1024 : 16;
     int parts = grid < maxp ? grid : maxp, bpp = grid / parts, iters = iters_for(bytes);
     MPI_Request req = MPI_REQUEST_NULL;
     MPIX_Prequest preq = NULL;
@@ -244,9 +246,12 @@ int main(int argc, char **argv)
         CUDA(cudaMalloc(&c, bytes));
         CUDA(cudaMemset(a, 0, bytes));
         CUDA(cudaMemset(b, 0, bytes));
+        CUDA(cudaDeviceSynchronize()); /* before kernels on the non-blocking stream */
         static const char *names[] = {"traditional", "progress", "kernel_copy"};
         for (int g = 0; g < ng; ++g) {
             for (int mode = 0; mode < 3; ++mode) {
+                /* BENCH_MODES: names to run, e.g. "kernel_copy" (default all) */
+                if (getenv("BENCH_MODES") && !strstr(getenv("BENCH_MODES"), names[mode])) continue;
                 double gp = goodput(mode, grids[g], a, b, c, s);
                 if (0 == rank) {
                     printf("goodput,%s-%s,%d,%zu,%.4f,GB/s\n", names[mode], label, grids[g],
