@@ -1,7 +1,11 @@
 /* What the node allows, for the report beside our numbers:
  *   kernel launch + cudaStreamSynchronize (empty kernel), GPU memory copy
  *   bandwidth on one GPU, and peer copy bandwidth GPU 0 -> GPU 1 (NVLink
- *   where present) when there are two GPUs with peer access.
+ *   where present) when there are two GPUs with peer access; and what one
+ *   partition's mark costs a kernel of 1024 blocks (every block's first
+ *   thread: a store into pinned host memory, with a release or a
+ *   sequentially consistent fence at system scope before it, or a read of
+ *   pinned host memory, as device MPIX_Pready does), as kernel time.
  * Output: CSV rows limits,WHAT,-,-,VALUE,UNIT. No MPI. */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -18,6 +22,29 @@
     } while (0)
 
 __global__ void empty(void) {}
+
+enum { MARK_NONE, MARK_STORE, MARK_RELEASE, MARK_SC, MARK_READ, MARK_MODES };
+static const char *mark_name[MARK_MODES] = {"none", "store", "fence_acq_rel_sys_store",
+                                            "threadfence_system_store", "host_read"};
+
+__global__ void mark(int mode, volatile unsigned long long *host, unsigned long long *dev)
+{
+    __syncthreads();
+    if (0 != threadIdx.x) return;
+    switch (mode) {
+    case MARK_STORE: host[blockIdx.x] = 1; break;
+    case MARK_RELEASE:
+        asm volatile("fence.acq_rel.sys;" ::: "memory");
+        host[blockIdx.x] = 1;
+        break;
+    case MARK_SC:
+        __threadfence_system();
+        host[blockIdx.x] = 1;
+        break;
+    case MARK_READ: dev[blockIdx.x] = host[0]; break;
+    default: dev[blockIdx.x] = 1; break;
+    }
+}
 
 static double now(void)
 {
@@ -66,6 +93,25 @@ int main(void)
             CUDA(cudaMalloc(&c, bytes));
             CUDA(cudaSetDevice(0));
             printf("limits,peer_copy,-,-,%.1f,GB/s\n", copy_gbs(c, a, bytes, s));
+        }
+    }
+    {
+        enum { BLOCKS = 1024, REPS = 20 };
+        unsigned long long *host, *dev;
+        cudaEvent_t e0, e1;
+        float ms;
+        CUDA(cudaHostAlloc((void **) &host, BLOCKS * sizeof(*host), cudaHostAllocMapped));
+        CUDA(cudaMalloc(&dev, BLOCKS * sizeof(*dev)));
+        CUDA(cudaEventCreate(&e0));
+        CUDA(cudaEventCreate(&e1));
+        for (int m = 0; m < MARK_MODES; ++m) {
+            mark<<<BLOCKS, 1024, 0, s>>>(m, host, dev); /* warm-up */
+            CUDA(cudaEventRecord(e0, s));
+            for (int i = 0; i < REPS; ++i) mark<<<BLOCKS, 1024, 0, s>>>(m, host, dev);
+            CUDA(cudaEventRecord(e1, s));
+            CUDA(cudaEventSynchronize(e1));
+            CUDA(cudaEventElapsedTime(&ms, e0, e1));
+            printf("limits,mark_%s,%d,-,%.3f,us\n", mark_name[m], BLOCKS, 1e3 * ms / REPS);
         }
     }
     printf("limits,gpus,-,-,%d,count\n", ndev);
