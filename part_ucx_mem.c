@@ -192,12 +192,6 @@ void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
     block->addr = NULL;
 }
 
-void mca_part_ucx_block_chunk(const mca_part_ucx_block_t *block, uint64_t *addr, uint64_t *size)
-{
-    *addr = (NULL != block->chunk) ? (uint64_t) (uintptr_t) block->chunk->base : 0;
-    *size = (NULL != block->chunk) ? block->chunk->size : 0; /* none: the setup failed */
-}
-
 const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len)
 {
     if (NULL == block->chunk->rkey) {

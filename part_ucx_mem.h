@@ -37,8 +37,6 @@ int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block);
 int mca_part_ucx_block_alloc_mapped(size_t size, mca_part_ucx_block_t *block);
 /* Either kind of block. */
 void mca_part_ucx_block_free(mca_part_ucx_block_t *block);
-/* Address and size of the block's chunk. */
-void mca_part_ucx_block_chunk(const mca_part_ucx_block_t *block, uint64_t *addr, uint64_t *size);
 /* The packed rkey of the block's chunk, valid until mca_part_ucx_mem_fini. */
 const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len);
 /* Make the block's chunk readable and writable by GPU kernels (pinned,
