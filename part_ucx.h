@@ -72,6 +72,7 @@ typedef struct mca_part_ucx_component_t {
     int device_copy;                /* mca_part_ucx_device_copy_t */
     int allreduce_algorithm;        /* mca_part_ucx_allreduce_t */
     int allreduce_small;            /* bytes per partition for recursive doubling */
+    int coll_transport_bytes;       /* collectives: smaller user partitions are grouped */
 } mca_part_ucx_component_t;
 
 OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;

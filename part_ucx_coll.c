@@ -280,14 +280,15 @@ static int mca_part_ucx_coll_stage(mca_part_ucx_coll_t *c, size_t p, int s, bool
 static int mca_part_ucx_coll_arrive(mca_part_ucx_coll_t *c, size_t p, int t, uint64_t epoch)
 {
     mca_part_ucx_step_t *st;
+    size_t u;
     int i, rc;
 
     opal_atomic_wmb(); /* the result before the state that says so */
     c->state[p] = t;
     if (t == c->nsteps) {
         ++c->done;
-        if (NULL != c->done_words) {
-            c->done_words[p] = epoch; /* kernels' MPIX_Parrived */
+        for (u = p * c->group; NULL != c->done_words && u < (p + 1) * c->group; ++u) {
+            c->done_words[u] = epoch; /* kernels' MPIX_Parrived, per user partition */
         }
         return OMPI_SUCCESS;
     }
@@ -455,6 +456,7 @@ int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
     for (p = 0; p < c->parts; ++p) {
         c->state[p] = -1;
         c->pend[p] = -1;
+        c->ready_count[p] = 0;
     }
     rc = mca_part_ucx_start(c->nchans, reqs);
     for (p = 0; OMPI_SUCCESS == rc && !c->user_pready && p < c->parts; ++p) {
@@ -465,18 +467,32 @@ int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
     return rc;
 }
 
+/* User partition u is ready (once per epoch): its transport partition
+ * starts with the last of its group. The caller holds c->lock. */
+static int mca_part_ucx_coll_user_ready(mca_part_ucx_coll_t *c, size_t u, uint64_t epoch)
+{
+    size_t p = u / c->group;
+
+    if (c->user_ready[u] == epoch || -1 != c->state[p]) {
+        return MPI_ERR_ARG; /* already ready in this epoch */
+    }
+    c->user_ready[u] = epoch;
+    return (++c->ready_count[p] == c->group) ? mca_part_ucx_coll_begin(c, p, epoch)
+                                             : OMPI_SUCCESS;
+}
+
 int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t last)
 {
     mca_part_ucx_coll_t *c = req->coll;
     int rc = OMPI_SUCCESS;
-    size_t p;
+    size_t u;
 
     if (!c->user_pready) {
         return MPI_ERR_REQUEST; /* this rank only receives (e.g. not the root) */
     }
     OPAL_THREAD_LOCK(&c->lock);
-    for (p = first; p <= last && OMPI_SUCCESS == rc; ++p) {
-        rc = (-1 != c->state[p]) ? MPI_ERR_ARG : mca_part_ucx_coll_begin(c, p, req->epoch);
+    for (u = first; u <= last && OMPI_SUCCESS == rc; ++u) {
+        rc = mca_part_ucx_coll_user_ready(c, u, req->epoch);
     }
     OPAL_THREAD_UNLOCK(&c->lock);
     return rc;
@@ -485,13 +501,13 @@ int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t l
 void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req, volatile uint64_t *done_words)
 {
     mca_part_ucx_coll_t *c = req->coll;
-    size_t p;
+    size_t u;
 
     OPAL_THREAD_LOCK(&c->lock);
     c->done_words = done_words;
-    for (p = 0; NULL != done_words && p < c->parts; ++p) {
-        if (c->state[p] == c->nsteps) {
-            done_words[p] = req->epoch; /* done before the device request existed */
+    for (u = 0; NULL != done_words && u < c->user_parts; ++u) {
+        if (c->state[u / c->group] == c->nsteps) {
+            done_words[u] = req->epoch; /* done before the device request existed */
         }
     }
     OPAL_THREAD_UNLOCK(&c->lock);
@@ -513,6 +529,8 @@ int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t
 {
     mca_part_ucx_coll_t *c = req->coll;
 
+    first /= c->group; /* user partitions -> their transport partitions */
+    last /= c->group;
     if (!mca_part_ucx_coll_done(c, first, last)) {
         mca_part_ucx_poll_progress(); /* steps move only through progress */
     }
@@ -527,17 +545,21 @@ bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_coll_t *c = req->coll;
     mca_part_ucx_request_t *ch;
-    size_t p;
+    size_t p, u;
     int i, rc = OMPI_SUCCESS;
 
     if (0 != opal_mutex_trylock(&c->lock)) {
         return false;
     }
     for (p = 0; p < c->parts && OMPI_SUCCESS == rc; ++p) {
-        if (NULL != req->dev && -1 == c->state[p] && c->user_pready &&
-            mca_part_ucx_dev_marked(req, p)) {
-            opal_atomic_rmb(); /* the kernel's data before its mark */
-            rc = mca_part_ucx_coll_begin(c, p, req->epoch);
+        if (NULL != req->dev && -1 == c->state[p] && c->user_pready) {
+            /* user partitions the kernels marked */
+            for (u = p * c->group; u < (p + 1) * c->group && OMPI_SUCCESS == rc; ++u) {
+                if (c->user_ready[u] != req->epoch && mca_part_ucx_dev_marked(req, u)) {
+                    opal_atomic_rmb(); /* the kernel's data before its mark */
+                    rc = mca_part_ucx_coll_user_ready(c, u, req->epoch);
+                }
+            }
         } else {
             rc = mca_part_ucx_coll_advance(c, p, req->epoch);
         }
@@ -602,6 +624,8 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
         mca_part_ucx_device_stream_put(c->stream); /* idle: the epochs are complete */
     }
     free(c->events);
+    free(c->user_ready);
+    free(c->ready_count);
     free(c->pend);
     free(c->chans);
     free(c->steps);

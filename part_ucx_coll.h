@@ -14,8 +14,12 @@
  * incoming channels (waited on; reduced into the result or landed in
  * place). A channel is one of our own partitioned point-to-point requests,
  * so collectives move data with the same puts/messages and arrival flags.
- * Every user partition walks the steps on its own, so partitions pipeline
- * through the schedule. Adding a collective means writing a builder.
+ * Every transport partition walks the steps on its own, so partitions
+ * pipeline through the schedule. Transport partitions are distinct from the
+ * user's: consecutive small user partitions share one (it starts when all of
+ * them are ready, and MPI_Parrived sees them arrive together), so
+ * per-partition costs count once per group. Adding a collective means
+ * writing a builder.
  */
 
 #ifndef MCA_PART_UCX_COLL_H
@@ -59,7 +63,11 @@ typedef struct mca_part_ucx_coll_t {
     const char *sendbuf;            /* NULL: in place or none */
     size_t own_src, own_dst;        /* elements: where MPI_Pready copies our own part from/to */
     char *acc;                      /* the result, user memory */
-    size_t parts, count;            /* user partitions, elements per partition */
+    size_t parts, count;            /* transport partitions, elements per partition */
+    size_t group;                   /* user partitions per transport partition */
+    size_t user_parts;              /* parts * group */
+    uint64_t *user_ready;           /* per user partition: epoch of its MPI_Pready */
+    size_t *ready_count;            /* per transport partition: user partitions ready */
     ptrdiff_t extent;
     bool user_pready;               /* this rank makes partitions ready (else at start) */
     bool no_copy_in;                /* the builder reads our contribution from sendbuf (step-0

@@ -18,7 +18,10 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/errhandler/errhandler.h"
+#include "ompi/info/info.h"
 #include "ompi/runtime/params.h"
+
+#include <stdlib.h>
 
 #include "mpix_part.h"
 #include "part_ucx.h"
@@ -77,6 +80,45 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
     return MPI_SUCCESS;
 }
 
+/* Transport partitions: the largest group of consecutive user partitions
+ * (a divisor of their number, so that all groups are alike) that stays
+ * within part_ucx_coll_transport_bytes, or the info key
+ * "mpix_coll_transport_bytes" (the same on every rank; 0 for one transport
+ * partition per user partition, e.g. where a partition is made ready only
+ * after another one has arrived). */
+static int mca_part_ucx_coll_group(mca_part_ucx_coll_t *c, const mca_part_ucx_request_t *req,
+                                   ompi_info_t *info)
+{
+    long limit = mca_part_ucx_component.coll_transport_bytes;
+    size_t bytes = req->count * (size_t) req->extent, g, best = 1;
+    opal_cstring_t *value = NULL;
+    char *end = NULL;
+    int flag = 0;
+
+    if (NULL != info && MPI_INFO_NULL != info &&
+        OPAL_SUCCESS == opal_info_get(&info->super, "mpix_coll_transport_bytes", &value,
+                                      &flag) &&
+        flag) {
+        limit = strtol(value->string, &end, 10);
+        flag = ('\0' == *value->string || '\0' != *end || limit < 0);
+        OBJ_RELEASE(value);
+        if (flag) {
+            return MPI_ERR_INFO_VALUE;
+        }
+    }
+
+    for (g = 2; g <= req->parts && 0 < bytes && limit > 0 && g * bytes <= (size_t) limit; ++g) {
+        if (0 == req->parts % g) {
+            best = g;
+        }
+    }
+    c->group = best;
+    c->user_parts = req->parts;
+    c->parts = req->parts / best;
+    c->count = req->count * best;
+    return MPI_SUCCESS;
+}
+
 static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
                                   void *recvbuf, int partitions, int count,
                                   ompi_datatype_t *dtype, ompi_op_t *op, int root,
@@ -114,8 +156,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     c->comm = comm;
     c->dtype = dtype;
     c->op = op;
-    c->parts = req->parts;
-    c->count = req->count;
+    rc = mca_part_ucx_coll_group(c, req, info);
     c->extent = req->extent;
     c->acc = recvbuf;
     c->sendbuf = (MPI_IN_PLACE == sendbuf) ? NULL : sendbuf;
@@ -142,10 +183,15 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     c->max_steps = 2 * n + 64;
     c->chans = calloc(c->max_chans, sizeof(*c->chans));
     c->steps = calloc(c->max_steps, sizeof(*c->steps));
-    c->state = calloc(req->parts, sizeof(*c->state));
-    c->pend = calloc(req->parts, sizeof(*c->pend));
+    c->state = calloc(c->parts, sizeof(*c->state));
+    c->pend = calloc(c->parts, sizeof(*c->pend));
+    c->user_ready = calloc(c->user_parts, sizeof(*c->user_ready));
+    c->ready_count = calloc(c->parts, sizeof(*c->ready_count));
     t[0] = opal_timer_base_get_usec();
-    if (NULL == c->chans || NULL == c->steps || NULL == c->state || NULL == c->pend ||
+    if (MPI_SUCCESS != rc) {
+        /* rc says why (an info value) */
+    } else if (NULL == c->chans || NULL == c->steps || NULL == c->state || NULL == c->pend ||
+        NULL == c->user_ready || NULL == c->ready_count ||
         (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
         rc = MPI_ERR_NO_MEM;
     } else if (c->device) {
@@ -179,8 +225,9 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
                      "scratch and channels %llu)", (int) kind,
                      (unsigned long long) (t[3] - t[0]), (unsigned long long) (t[1] - t[0]),
                      (unsigned long long) (t[2] - t[1]), (unsigned long long) (t[3] - t[2]));
-    PART_UCX_VERBOSE(10, "collective %d on %d ranks: %d channels, %d steps, %d partitions",
-                     (int) kind, n, c->nchans, c->nsteps, partitions);
+    PART_UCX_VERBOSE(10, "collective %d on %d ranks: %d channels, %d steps, %d partitions "
+                     "in %zu transport partitions", (int) kind, n, c->nchans, c->nsteps,
+                     partitions, c->parts);
     *request = &req->super;
     return MPI_SUCCESS;
 }

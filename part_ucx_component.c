@@ -50,6 +50,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO,
     .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
     .allreduce_small = 4096,
+    .coll_transport_bytes = 4096,
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
@@ -146,6 +147,15 @@ static int mca_part_ucx_component_register(void)
         "schedule is recursive doubling",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_small);
+
+    (void) mca_base_component_var_register(c, "coll_transport_bytes",
+        "Partitioned collectives move transport partitions, distinct from the "
+        "user's: consecutive user partitions share one as long as it stays within "
+        "this many bytes (a transport partition starts once all of its user "
+        "partitions are ready; per-partition costs then count once per group). "
+        "0: one transport partition per user partition",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.coll_transport_bytes);
 
     opal_common_ucx_mca_var_register(c);
     return OMPI_SUCCESS;

@@ -7,7 +7,10 @@
  *   -w (poll MPI_Parrived on every partition before MPI_Wait)  -E errors
  *   -b (MPIX_Pbuf_prepare after every MPI_Start)
  *   -A auto|ring|recursive_doubling (allreduce: info key mpix_allreduce_algorithm)
- *   -T (MPI_THREAD_MULTIPLE: one thread per partition polls MPI_Parrived) */
+ *   -T (MPI_THREAD_MULTIPLE: one thread per partition polls MPI_Parrived)
+ *   -G BYTES (info key mpix_coll_transport_bytes: user partitions per
+ *      transport partition)  -D (partition p + 1 made ready only after
+ *      partition p arrived: needs one transport partition per user partition) */
 #include "../tutil.h"
 #include <mpix_part.h>
 #include <pthread.h>
@@ -59,8 +62,10 @@ int main(int argc, char **argv)
     int coll = C_ALLREDUCE, parts = 8, count = 64, epochs = 100, root = 0, inplace = 0;
     const char *alg = NULL;
     int threads = 0, dbl = 0, derived = 0, user = 0, prepare = 0, poll = 0, errors = 0, opt, rank, size;
+    int dependent = 0;
+    const char *group_bytes = NULL;
     MPI_Op op = MPI_SUM;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:A:iwbTE")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:A:G:iwbTED")) != -1) {
         switch (opt) {
         case 'c':
             coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -80,6 +85,8 @@ int main(int argc, char **argv)
         case 'b': prepare = 1; break;
         case 'T': threads = 1; break;
         case 'A': alg = optarg; break;
+        case 'G': group_bytes = optarg; break;
+        case 'D': dependent = 1; break;
         case 'E': errors = 1; break;
         default: return 2;
         }
@@ -112,26 +119,25 @@ int main(int argc, char **argv)
     unsigned seed = 1234u + 77u * rank;
     MPI_Request req;
 
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (alg) MPI_Info_set(info, "mpix_allreduce_algorithm", alg);
+    if (group_bytes) MPI_Info_set(info, "mpix_coll_transport_bytes", group_bytes);
     if (C_ALLREDUCE == coll) {
-        MPI_Info info = MPI_INFO_NULL;
-        if (alg) { /* info key "mpix_allreduce_algorithm" */
-            MPI_Info_create(&info);
-            MPI_Info_set(info, "mpix_allreduce_algorithm", alg);
-        }
         T_MPI(MPIX_Pallreduce_init(inplace ? MPI_IN_PLACE : sbuf, rbuf, parts, count, type, op,
                                    MPI_COMM_WORLD, info, &req));
-        if (alg) MPI_Info_free(&info);
     } else if (C_REDUCE == coll) {
         T_MPI(MPIX_Preduce_init(inplace && rank == root ? MPI_IN_PLACE : sbuf, rbuf, parts,
-                                count, type, op, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+                                count, type, op, root, MPI_COMM_WORLD, info, &req));
     } else if (C_ALLGATHER == coll) {
         T_MPI(MPIX_Pallgather_init(inplace ? MPI_IN_PLACE : sbuf, rbuf, parts, count, type,
-                                   MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+                                   MPI_COMM_WORLD, info, &req));
     } else if (C_ALLTOALL == coll) {
-        T_MPI(MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+        T_MPI(MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, info, &req));
     } else {
-        T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+        T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, info, &req));
     }
+    MPI_Info_free(&info);
     int prod = (MPI_PROD == op);
     for (int e = 1; e <= epochs; ++e) {
         /* This epoch's contribution (in rbuf when in place or bcast). */
@@ -167,7 +173,15 @@ int main(int argc, char **argv)
             int c = cls(MPI_Pready(parts, req));
             T_CHECK(MPI_ERR_ARG == c, "MPI_Pready out of range gave class %d", c);
         }
-        if (C_BCAST != coll || rank == root) {
+        int check = (C_REDUCE != coll) || rank == root;
+        if (dependent && (C_BCAST != coll || rank == root)) {
+            /* in order, each after the previous one's result is here (on
+             * ranks that get one) */
+            for (int p = 0; p < parts; ++p) {
+                T_MPI(MPI_Pready(p, req));
+                for (int flag = !check; !flag;) T_MPI(MPI_Parrived(req, p, &flag));
+            }
+        } else if (C_BCAST != coll || rank == root) {
             for (int p = 0; p < parts; ++p) order[p] = p;
             t_shuffle(order, parts, &seed);
             if (e % 3 == 1) { /* every third epoch: the list form, same random order */
@@ -186,7 +200,6 @@ int main(int argc, char **argv)
             int c = cls(MPI_Pready(0, req));
             T_CHECK(MPI_ERR_REQUEST == c, "MPI_Pready by a bcast receiver gave class %d", c);
         }
-        int check = (C_REDUCE != coll) || rank == root;
         if (threads && check) {
             /* every partition polled by its own thread, then checked */
             poller_t *w = calloc(parts, sizeof(*w));
@@ -257,6 +270,10 @@ int main(int argc, char **argv)
         c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
                                      bad_info, &bad));
         T_CHECK(MPI_ERR_INFO_VALUE == c, "a bad mpix_allreduce_algorithm gave class %d", c);
+        MPI_Info_set(bad_info, "mpix_allreduce_algorithm", "auto");
+        MPI_Info_set(bad_info, "mpix_coll_transport_bytes", "-1");
+        c = cls(MPIX_Pbcast_init(rbuf, parts, count, type, 0, MPI_COMM_WORLD, bad_info, &bad));
+        T_CHECK(MPI_ERR_INFO_VALUE == c, "a bad mpix_coll_transport_bytes gave class %d", c);
         MPI_Info_free(&bad_info);
         MPI_Op_free(&noncommute);
         T_MPI(MPI_Start(&req));
