@@ -630,7 +630,7 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
     free(c->chans);
     free(c->steps);
     free((void *) c->state);
-    mca_part_ucx_coll_free(c, c->owned, c->parts * c->count * c->extent);
+    mca_part_ucx_coll_free(c, c->owned, c->owned_bytes);
     OBJ_DESTRUCT(&c->lock);
     free(c);
     req->coll = NULL;

@@ -78,6 +78,7 @@ typedef struct mca_part_ucx_coll_t {
     mca_part_ucx_step_t *steps;
 
     void *owned;                    /* result buffer of ranks that get none (reduce) */
+    size_t owned_bytes;
     char *scratch;                  /* every channel's tmp, one allocation */
     size_t scratch_bytes;
     int dev_id;                     /* of scratch and owned */

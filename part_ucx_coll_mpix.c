@@ -82,14 +82,15 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
 
 /* Transport partitions: the largest group of consecutive user partitions
  * (a divisor of their number, so that all groups are alike) that stays
- * within part_ucx_coll_transport_bytes, or the info key
+ * within part_ucx_coll_transport_bytes (_gpu for GPU buffers), or the info key
  * "mpix_coll_transport_bytes" (the same on every rank; 0 for one transport
  * partition per user partition, e.g. where a partition is made ready only
  * after another one has arrived). */
 static int mca_part_ucx_coll_group(mca_part_ucx_coll_t *c, const mca_part_ucx_request_t *req,
                                    ompi_info_t *info)
 {
-    long limit = mca_part_ucx_component.coll_transport_bytes;
+    long limit = c->device ? mca_part_ucx_component.coll_transport_bytes_gpu
+                           : mca_part_ucx_component.coll_transport_bytes;
     size_t bytes = req->count * (size_t) req->extent, g, best = 1;
     opal_cstring_t *value = NULL;
     char *end = NULL;
@@ -156,7 +157,6 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     c->comm = comm;
     c->dtype = dtype;
     c->op = op;
-    rc = mca_part_ucx_coll_group(c, req, info);
     c->extent = req->extent;
     c->acc = recvbuf;
     c->sendbuf = (MPI_IN_PLACE == sendbuf) ? NULL : sendbuf;
@@ -174,9 +174,11 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     /* GPU buffers (asked once, through opal's accelerator framework). */
     c->device = mca_part_ucx_is_device(c->acc, req->total_bytes) ||
                 (NULL != c->sendbuf && mca_part_ucx_is_device(c->sendbuf, req->total_bytes));
+    rc = mca_part_ucx_coll_group(c, req, info);
     if (PART_UCX_REDUCE == kind && rank != root) {
         /* Other ranks have no result buffer: keep the partial one here. */
-        c->owned = mca_part_ucx_coll_alloc(c, req->parts * req->count * req->extent);
+        c->owned_bytes = req->parts * req->count * req->extent;
+        c->owned = mca_part_ucx_coll_alloc(c, c->owned_bytes);
         c->acc = c->owned;
     }
     c->max_chans = 4 * n + 64;

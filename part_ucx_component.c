@@ -51,6 +51,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
     .allreduce_small = 4096,
     .coll_transport_bytes = 4096,
+    .coll_transport_bytes_gpu = 0,
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
@@ -156,6 +157,14 @@ static int mca_part_ucx_component_register(void)
         "0: one transport partition per user partition",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.coll_transport_bytes);
+
+    (void) mca_base_component_var_register(c, "coll_transport_bytes_gpu",
+        "part_ucx_coll_transport_bytes for collectives on GPU buffers, where every "
+        "transport partition costs GPU work (copies, reduction kernels, an event) at "
+        "each step. 0 (the default until grouping is measured on GPUs): one "
+        "transport partition per user partition",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.coll_transport_bytes_gpu);
 
     opal_common_ucx_mca_var_register(c);
     return OMPI_SUCCESS;

@@ -156,12 +156,12 @@ if by["gallreduce"]:
     finish(fig, ax, "grid size (blocks of 1024 threads, one float each)", "kernel + allreduce [us]", "kernel + allreduce on GPU buffers", f"{out}/allreduce-gpu.png", True, fontsize=7)
     table("kernel + allreduce, GPU buffers [us]", by["gallreduce"], ["component", "param1", "param2", "value"])
     t = {(r["component"], int(r["param1"]), int(r["param2"])): float(r["value"]) for r in by["gallreduce"]}
-    print("\nspeedup of partitioned: grid, ranks, over traditional, over nccl")
-    for (comp, g, np_) in sorted(k for k in t if k[0] == "partitioned"):
+    print("\nspeedup of partitioned: variant, grid, ranks, over traditional, over nccl")
+    for (comp, g, np_) in sorted(k for k in t if k[0].startswith("partitioned")):
         tr = t.get(("traditional", g, np_))
         nc = t.get(("nccl", g, np_))
         p = t[(comp, g, np_)]
-        print(f"{g:>8} {np_:>4}  {tr / p if tr else 0:8.2f}x  {nc / p if nc else 0:8.2f}x")
+        print(f"{comp:>16} {g:>8} {np_:>4}  {tr / p if tr else 0:8.2f}x  {nc / p if nc else 0:8.2f}x")
 
 if by["coverhead"]:
     table("MPIX_Pallreduce_init [us]", by["coverhead"], ["component", "param1", "param2", "value"])
