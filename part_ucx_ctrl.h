@@ -81,6 +81,8 @@ typedef struct mca_part_ucx_data_hdr_t {
     uint32_t rreq_cookie;
     uint64_t epoch;
     uint64_t part;
+    uint64_t count;                 /* data of partitions part .. part + count - 1,
+                                     * contiguous on both sides */
     uint64_t copied;                /* bit i: a kernel already stored partition
                                      * part + i; only arrivals, no data */
 } mca_part_ucx_data_hdr_t;

@@ -159,9 +159,21 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req)
 
 typedef struct {
     mca_part_ucx_request_t *req;
-    uint64_t part;
+    uint64_t part, count;
     uint64_t epoch;
 } mca_part_ucx_rndv_t;
+
+/* Partitions part .. part + count - 1 are in place. */
+static void mca_part_ucx_recv_arrived(mca_part_ucx_request_t *req, uint64_t part, uint64_t count,
+                                      uint64_t epoch)
+{
+    volatile uint64_t *flags = req->flags_block.addr;
+
+    opal_atomic_wmb();
+    for (; count > 0; --count, ++part) {
+        flags[part] = epoch;
+    }
+}
 
 static void mca_part_ucx_rndv_done(void *op, ucs_status_t status, size_t length,
                                    void *user_data)
@@ -169,8 +181,7 @@ static void mca_part_ucx_rndv_done(void *op, ucs_status_t status, size_t length,
     mca_part_ucx_rndv_t *r = user_data;
 
     if (UCS_OK == status) {
-        opal_atomic_wmb();
-        ((volatile uint64_t *) r->req->flags_block.addr)[r->part] = r->epoch;
+        mca_part_ucx_recv_arrived(r->req, r->part, r->count, r->epoch);
     } else {
         mca_part_ucx_request_fail(r->req, MPI_ERR_INTERN);
     }
@@ -198,7 +209,10 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         hdr->part >= req->remote_parts ||
         (hdr->copied && (!req->exposed || 0 != length || !(hdr->copied & 1) ||
                          (size_t) (63 - __builtin_clzll(hdr->copied)) >= req->remote_parts - hdr->part)) ||
-        (!hdr->copied && length != (spart = req->total_bytes / req->remote_parts))) {
+        (!hdr->copied &&
+         (0 == hdr->count || hdr->count > req->remote_parts - hdr->part ||
+          (hdr->count > 1 && req->stride != req->part_bytes) || /* strided: one by one */
+          length != hdr->count * (spart = req->total_bytes / req->remote_parts)))) {
         PART_UCX_ERROR("partition message for no live receive dropped");
         if (rndv) {
             ucp_am_data_release(worker, data);
@@ -226,8 +240,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
             return UCS_OK;
         }
-        opal_atomic_wmb();
-        flags[hdr->part] = hdr->epoch;
+        mca_part_ucx_recv_arrived(req, hdr->part, hdr->count, hdr->epoch);
         return UCS_OK;
     }
 
@@ -239,6 +252,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     }
     r->req = req;
     r->part = hdr->part;
+    r->count = hdr->count;
     r->epoch = hdr->epoch;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
@@ -250,8 +264,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         return UCS_OK;
     }
     if (UCS_OK == UCS_PTR_STATUS(op)) {
-        opal_atomic_wmb();
-        flags[hdr->part] = hdr->epoch;
+        mca_part_ucx_recv_arrived(req, hdr->part, hdr->count, hdr->epoch);
     } else {
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }

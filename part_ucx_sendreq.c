@@ -115,36 +115,78 @@ static void mca_part_ucx_arrivals_sent_cb(void *op, ucs_status_t status, void *u
     ucp_request_free(op);
 }
 
-/* am transfer: one message per partition carries data and arrival; it
- * counts for both of the partition's operations. */
-static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p)
+/* am transfer: one message carries the data and arrival of partitions
+ * p .. p + n - 1 (n > 1 only where they are contiguous on both sides); it
+ * counts for both operations of each. */
+static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n)
 {
+    mca_part_ucx_data_hdr_t *hdr = &req->am_hdrs[p];
+    mca_part_ucx_flag_batch_t *b = NULL;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
     int w = (int) (p % mca_part_ucx_module.num_workers);
 
-    req->am_hdrs[p].epoch = req->epoch;
-    req->am_hdrs[p].part = p;
-    req->am_hdrs[p].copied = 0;
+    hdr->epoch = req->epoch;
+    hdr->part = p;
+    hdr->count = n;
+    hdr->copied = 0;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.send = mca_part_ucx_am_sent_cb;
     param.user_data = req;
+    if (n > 1) {
+        /* the callback counts n partitions */
+        b = malloc(sizeof(*b));
+        if (NULL == b) {
+            for (; n > 0; --n, ++p) {
+                mca_part_ucx_send_am(req, p, 1);
+            }
+            return;
+        }
+        b->req = req;
+        b->first = p;
+        b->parts = (n < 64) ? (UINT64_C(1) << n) - 1 : ~UINT64_C(0);
+        b->worker = w;
+        param.cb.send = mca_part_ucx_arrivals_sent_cb;
+        param.user_data = b;
+    }
     param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
     if (req->rndv) {
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
         param.flags = UCP_AM_SEND_FLAG_RNDV;
     }
-    op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, &req->am_hdrs[p],
-                         sizeof(req->am_hdrs[p]), req->data + p * req->stride, req->part_bytes,
-                         &param);
+    op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr),
+                         req->data + p * req->stride, n * req->part_bytes, &param);
     if (UCS_PTR_IS_ERR(op)) {
         PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
                        ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     if (!UCS_PTR_IS_PTR(op)) {
-        opal_atomic_add_fetch_64(&req->ops_done, 2);
+        opal_atomic_add_fetch_64(&req->ops_done, 2 * (int64_t) n);
+        free(b);
+    }
+}
+
+/* The partitions first + i (bit i of `bits`) as active messages: runs of
+ * adjacent ones in one message each where both sides are contiguous and
+ * one worker carries everything (several spread partitions over rails). */
+static void mca_part_ucx_send_am_bits(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
+{
+    size_t cap = (size_t) (mca_part_ucx_component.am_join_bytes > 0
+                               ? mca_part_ucx_component.am_join_bytes : 0);
+    bool join = req->stride == req->part_bytes && 0 == req->remote_stride &&
+                1 == mca_part_ucx_module.num_workers;
+    size_t i, n;
+
+    while (bits) {
+        i = (size_t) __builtin_ctzll(bits);
+        for (n = 0; i + n < 64 && (bits >> (i + n)) & 1 &&
+                    (0 == n || (join && (n + 1) * req->part_bytes <= cap));
+             ++n) {
+            bits &= ~(UINT64_C(1) << (i + n)); /* the run: adjacent partitions */
+        }
+        mca_part_ucx_send_am(req, first + i, n);
     }
 }
 
@@ -173,6 +215,7 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
     b->worker = (int) (low % mca_part_ucx_module.num_workers);
     hdr->epoch = req->epoch;
     hdr->part = low;
+    hdr->count = 1;
     hdr->copied = b->parts;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = mca_part_ucx_arrivals_sent_cb;
@@ -199,7 +242,7 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
 static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, size_t n)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    uint64_t queued = PART_UCX_QUEUED(req->epoch), claimed = 0, copied = 0, expected;
+    uint64_t queued = PART_UCX_QUEUED(req->epoch), claimed = 0, copied = 0, am = 0, expected;
     mca_part_ucx_flag_batch_t local, *b;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
@@ -222,7 +265,7 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
             if (NULL != req->dev && mca_part_ucx_dev_copied(req, p)) {
                 copied |= UINT64_C(1) << i;
             } else {
-                mca_part_ucx_send_am(req, p);
+                am |= UINT64_C(1) << i;
             }
             continue;
         }
@@ -238,6 +281,9 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         } else {
             opal_atomic_add_fetch_64(&req->ops_done, 1);
         }
+    }
+    if (0 != am) {
+        mca_part_ucx_send_am_bits(req, first, am);
     }
     if (0 != copied) {
         mca_part_ucx_send_arrivals(req, first, copied);
