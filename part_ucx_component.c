@@ -53,6 +53,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .coll_transport_bytes = 4096,
     .coll_transport_bytes_gpu = 0,
     .am_join_bytes = 1 << 20,
+    .am_join_bytes_gpu = 0,
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
@@ -166,6 +167,12 @@ static int mca_part_ucx_component_register(void)
         "than this goes alone; 0: one message per partition)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.am_join_bytes);
+
+    (void) mca_base_component_var_register(c, "am_join_bytes_gpu",
+        "part_ucx_am_join_bytes for GPU data (0, the default until measured on GPUs: "
+        "one message per partition)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.am_join_bytes_gpu);
 
     (void) mca_base_component_var_register(c, "coll_transport_bytes_gpu",
         "part_ucx_coll_transport_bytes for collectives on GPU buffers, where every "

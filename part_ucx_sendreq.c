@@ -173,8 +173,9 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
  * one worker carries everything (several spread partitions over rails). */
 static void mca_part_ucx_send_am_bits(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
 {
-    size_t cap = (size_t) (mca_part_ucx_component.am_join_bytes > 0
-                               ? mca_part_ucx_component.am_join_bytes : 0);
+    int join_bytes = mca_part_ucx_data_on_device(req) ? mca_part_ucx_component.am_join_bytes_gpu
+                                                      : mca_part_ucx_component.am_join_bytes;
+    size_t cap = (size_t) (join_bytes > 0 ? join_bytes : 0);
     bool join = req->stride == req->part_bytes && 0 == req->remote_stride &&
                 1 == mca_part_ucx_module.num_workers;
     size_t i, n;

@@ -5,7 +5,9 @@
  *   -p N send partitions  -c N int32 per send partition  -e N epochs
  *   -q N receive partitions (default -p; the totals must match)
  *   -b MPIX_Pbuf_prepare  -a poll MPI_Parrived on every receive partition
- *   -H s|r  the send (s) or receive (r) buffer in host memory instead */
+ *   -H s|r  the send (s) or receive (r) buffer in host memory instead
+ *   -r  MPI_Pready_range over two halves (second half first) instead of
+ *       one MPI_Pready per partition in random order */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -33,8 +35,8 @@ __global__ void fill(int32_t *buf, long n, int count, int rank, int epoch)
 int main(int argc, char **argv)
 {
     int parts = 8, count = 4096, epochs = 20, prepare = 0, poll = 0, rparts = 0;
-    int host_send = 0, host_recv = 0, opt, rank, size;
-    while ((opt = getopt(argc, argv, "p:c:e:q:baH:")) != -1) {
+    int host_send = 0, host_recv = 0, range = 0, opt, rank, size;
+    while ((opt = getopt(argc, argv, "p:c:e:q:baH:r")) != -1) {
         switch (opt) {
         case 'p': parts = atoi(optarg); break;
         case 'c': count = atoi(optarg); break;
@@ -42,6 +44,7 @@ int main(int argc, char **argv)
         case 'q': rparts = atoi(optarg); break;
         case 'b': prepare = 1; break;
         case 'a': poll = 1; break;
+        case 'r': range = 1; break;
         case 'H': host_send = ('s' == optarg[0]); host_recv = ('r' == optarg[0]); break;
         default: return 2;
         }
@@ -78,7 +81,12 @@ int main(int argc, char **argv)
         if (prepare) T_MPI(MPIX_Pbuf_prepare(&req[0]));
         for (int p = 0; p < parts; ++p) order[p] = p;
         t_shuffle(order.data(), parts, &seed);
-        for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req[0]));
+        if (range) {
+            if (parts > 1) T_MPI(MPI_Pready_range(parts / 2, parts - 1, req[0]));
+            T_MPI(MPI_Pready_range(0, (parts > 1 ? parts / 2 : 1) - 1, req[0]));
+        } else {
+            for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req[0]));
+        }
         for (int p = 0; poll && p < rparts; ++p) {
             int flag = 0;
             while (!flag) T_MPI(MPI_Parrived(req[1], p, &flag));
