@@ -7,6 +7,9 @@ bench_machine() {
         echo "gpus: $(nvidia-smi -L 2>/dev/null | tr '\n' ';')"
         echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
         echo "open mpi: $(ompi_info --parsable | sed -n 's/^ompi:version:full://p'), ucx: $(ucx_info -v | sed -n 's/^# Version \([^ ]*\).*/\1/p' | head -n 1)"
+        if [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ]; then
+            echo "cuda mps: on (tools/device-run.sh DEVICE_MPS=1)"
+        fi
     } > "$1/machine.txt"
 }
 

@@ -5,6 +5,9 @@
 #                    (a lent machine sends back only a few files)
 #   DEVICE_TESTS=0   skip the GPU suite (a call is limited to 10 minutes:
 #                    the suite and every benchmark take two calls)
+#   DEVICE_MPS=1     run everything under CUDA MPS (a control daemon started
+#                    for the run and stopped after): ranks that share a GPU
+#                    then run side by side instead of time-sliced
 # Unpacks the bundle made by tools/bundle.sh, records what the node is and
 # what Open MPI and UCX see there, runs the GPU suite, and writes
 # OUTDIR/node.txt and OUTDIR/gpu-tests.txt.
@@ -30,6 +33,18 @@ export PART_UCX_PREFIX=$dest/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache
     echo "== ucx_info -d (CUDA transports)"; ucx_info -d | grep -E "Transport: cuda|Device: cuda"
 } > "$out/node.txt" 2>&1
 cat "$out/node.txt"
+
+if [ -n "${DEVICE_MPS:-}" ]; then
+    export CUDA_MPS_PIPE_DIRECTORY=/tmp/part-ucx-mps CUDA_MPS_LOG_DIRECTORY=/tmp/part-ucx-mps-log
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    if nvidia-cuda-mps-control -d; then
+        trap 'echo quit | nvidia-cuda-mps-control' EXIT
+        echo "== CUDA MPS: control daemon started for this run" >> "$out/node.txt"
+    else
+        echo "device-run: cannot start CUDA MPS; running without" >&2
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    fi
+fi
 
 rc=0
 # A lent machine allows 10 minutes a call: a hanging test must not take 3.
