@@ -10,6 +10,7 @@
 #include "ompi_config.h"
 
 #include "opal/mca/pmix/pmix-internal.h"
+#include "opal/mca/timer/base/base.h"
 #include "opal/util/show_help.h"
 
 #include "part_ucx.h"
@@ -229,7 +230,11 @@ int mca_part_ucx_peer_rkey(mca_part_ucx_peer_t *peer, int worker, const void *pa
         }
     }
     if (NULL == k && NULL != (k = malloc(sizeof(*k) + len))) {
+        opal_timer_t t0 = opal_timer_base_get_usec();
         if (UCS_OK == ucp_ep_rkey_unpack(peer->eps[worker], packed, &k->rkey)) {
+            PART_UCX_VERBOSE(5, "key of a control chunk of %s unpacked: %llu us",
+                             OPAL_NAME_PRINT(peer->name),
+                             (unsigned long long) (opal_timer_base_get_usec() - t0));
             k->worker = worker;
             k->len = len;
             memcpy(k->packed, packed, len);
@@ -375,12 +380,14 @@ static mca_part_ucx_peer_t *mca_part_ucx_peer_create(const opal_process_name_t *
     size_t len = 0;
     uint32_t count, alen;
     ucs_status_t status;
+    opal_timer_t t0 = opal_timer_base_get_usec(), t1;
     int i;
 
     if (OMPI_SUCCESS != mca_part_ucx_modex_recv(name, (void **) &blob, &len)) {
         PART_UCX_ERROR("no worker address for peer %s", OPAL_NAME_PRINT(*name));
         return NULL;
     }
+    t1 = opal_timer_base_get_usec();
     peer = calloc(1, sizeof(*peer));
     if (NULL == peer || NULL == (peer->eps = calloc(m->num_workers, sizeof(ucp_ep_h)))) {
         free(peer);
@@ -418,8 +425,10 @@ static mca_part_ucx_peer_t *mca_part_ucx_peer_create(const opal_process_name_t *
         p += alen;
     }
     free(blob);
-    PART_UCX_VERBOSE(5, "connected to %s on %d worker(s)", OPAL_NAME_PRINT(*name),
-                     m->num_workers);
+    PART_UCX_VERBOSE(5, "connected to %s on %d worker(s): %llu us (worker address %llu)",
+                     OPAL_NAME_PRINT(*name), m->num_workers,
+                     (unsigned long long) (opal_timer_base_get_usec() - t0),
+                     (unsigned long long) (t1 - t0));
     return peer;
 
 err:

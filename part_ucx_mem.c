@@ -12,6 +12,7 @@
 #include "part_ucx_mem.h"
 
 #include "opal/mca/accelerator/accelerator.h"
+#include "opal/mca/timer/base/base.h"
 
 #include <unistd.h>
 
@@ -64,6 +65,7 @@ static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new(size_t need)
     ucp_mem_attr_t attr = {0};
     mca_part_ucx_chunk_t *chunk;
     ucs_status_t status;
+    opal_timer_t t0 = opal_timer_base_get_usec();
 
     chunk = calloc(1, sizeof(*chunk));
     if (NULL == chunk) {
@@ -93,7 +95,8 @@ static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new(size_t need)
     chunk->base = attr.address;
     chunk->size = attr.length;
     chunk->pool = PART_UCX_POOL_UCX;
-    PART_UCX_VERBOSE(5, "registered control chunk of %zu bytes", chunk->size);
+    PART_UCX_VERBOSE(5, "registered control chunk of %zu bytes: %llu us", chunk->size,
+                     (unsigned long long) (opal_timer_base_get_usec() - t0));
     return chunk;
 }
 
