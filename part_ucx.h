@@ -74,8 +74,8 @@ typedef struct mca_part_ucx_component_t {
     int allreduce_small;            /* bytes per partition for recursive doubling */
     int coll_transport_bytes;       /* collectives: smaller user partitions are grouped */
     int coll_transport_bytes_gpu;   /* the same on GPU buffers */
-    int am_join_bytes;              /* am: adjacent ready partitions per message, in bytes */
-    int am_join_bytes_gpu;          /* the same for GPU data */
+    int join_bytes;                 /* adjacent ready partitions per message/put, bytes */
+    int join_bytes_gpu;             /* the same for GPU data */
 } mca_part_ucx_component_t;
 
 OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;

@@ -52,8 +52,8 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .allreduce_small = 4096,
     .coll_transport_bytes = 4096,
     .coll_transport_bytes_gpu = 0,
-    .am_join_bytes = 1 << 20,
-    .am_join_bytes_gpu = 0,
+    .join_bytes = 1 << 20,
+    .join_bytes_gpu = 0,
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
@@ -111,7 +111,7 @@ static int mca_part_ucx_component_register(void)
     (void) mca_base_component_var_register(c, "transfer",
         "How partitions move: put (ucp_put_nbx into the registered receive buffer, "
         "then the arrival flag), am (one UCP active message per partition, or per run of "
-        "adjacent partitions ready together (part_ucx_am_join_bytes), copied "
+        "adjacent partitions ready together (part_ucx_join_bytes), copied "
         "or fetched zero-copy into place by the receiver, which sets the flag), or "
         "auto (am between processes of one node, where UCX 1.13 has no RMA into "
         "user memory and emulates it; put elsewhere). GPU buffers always move as "
@@ -161,18 +161,18 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.coll_transport_bytes);
 
-    (void) mca_base_component_var_register(c, "am_join_bytes",
-        "Active-message transfer: partitions that are ready together and adjacent on "
-        "both sides go in one message of up to this many bytes (a partition larger "
-        "than this goes alone; 0: one message per partition)",
+    (void) mca_base_component_var_register(c, "join_bytes",
+        "Partitions that are ready together and adjacent on both sides move in one "
+        "active message or one put (and their flags in one put) of up to this many "
+        "bytes (a partition larger than this goes alone; 0: one per partition)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.am_join_bytes);
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes);
 
-    (void) mca_base_component_var_register(c, "am_join_bytes_gpu",
-        "part_ucx_am_join_bytes for GPU data (0, the default until measured on GPUs: "
+    (void) mca_base_component_var_register(c, "join_bytes_gpu",
+        "part_ucx_join_bytes for GPU data (0, the default until measured on GPUs: "
         "one message per partition)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.am_join_bytes_gpu);
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes_gpu);
 
     (void) mca_base_component_var_register(c, "coll_transport_bytes_gpu",
         "part_ucx_coll_transport_bytes for collectives on GPU buffers, where every "

@@ -31,15 +31,47 @@ static void mca_part_ucx_put_cb(void *op, ucs_status_t status, void *user_data)
     ucp_request_free(op);
 }
 
-static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const void *src,
-                             size_t len, uint64_t raddr, ucp_rkey_h rkey)
+/* A put that stands for `count` operations (joined partitions). */
+typedef struct {
+    mca_part_ucx_request_t *req;
+    int64_t count;
+} mca_part_ucx_put_ctx_t;
+
+static void mca_part_ucx_put_n_cb(void *op, ucs_status_t status, void *user_data)
 {
+    mca_part_ucx_put_ctx_t *c = user_data;
+
+    if (UCS_OK != status) {
+        PART_UCX_ERROR("put to rank %d failed: %s", c->req->peer, ucs_status_string(status));
+        mca_part_ucx_request_fail(c->req, MPI_ERR_INTERN);
+    }
+    opal_atomic_add_fetch_64(&c->req->ops_done, c->count);
+    free(c);
+    ucp_request_free(op);
+}
+
+static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const void *src,
+                             size_t len, uint64_t raddr, ucp_rkey_h rkey, int64_t count)
+{
+    mca_part_ucx_put_ctx_t *c = NULL;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
 
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = mca_part_ucx_put_cb;
     param.user_data = req;
+    if (count > 1) {
+        c = malloc(sizeof(*c));
+        if (NULL == c) {
+            mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
+            opal_atomic_add_fetch_64(&req->ops_done, count);
+            return;
+        }
+        c->req = req;
+        c->count = count;
+        param.cb.send = mca_part_ucx_put_n_cb;
+        param.user_data = c;
+    }
     op = ucp_put_nbx(ep, src, len, raddr, rkey, &param);
     if (UCS_PTR_IS_ERR(op)) {
         PART_UCX_ERROR("put to rank %d failed: %s", req->peer,
@@ -47,8 +79,28 @@ static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const voi
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     if (!UCS_PTR_IS_PTR(op)) {
-        opal_atomic_add_fetch_64(&req->ops_done, 1);
+        opal_atomic_add_fetch_64(&req->ops_done, count);
+        free(c);
     }
+}
+
+/* The largest run of set bits of `bits` from bit i: adjacent partitions
+ * that may move together (`join`), up to `cap` bytes of `unit` each. */
+static size_t mca_part_ucx_run(uint64_t bits, size_t i, bool join, size_t unit, size_t cap)
+{
+    size_t n = 1;
+
+    while (join && i + n < 64 && (bits >> (i + n)) & 1 && (n + 1) * unit <= cap) {
+        ++n;
+    }
+    return n;
+}
+
+static size_t mca_part_ucx_join_cap(const mca_part_ucx_request_t *req)
+{
+    int bytes = mca_part_ucx_data_on_device(req) ? mca_part_ucx_component.join_bytes_gpu
+                                                 : mca_part_ucx_component.join_bytes;
+    return (size_t) (bytes > 0 ? bytes : 0);
 }
 
 /* Flags of one batch on one worker, put once the batch's data is complete
@@ -64,14 +116,18 @@ static void mca_part_ucx_put_flags(mca_part_ucx_flag_batch_t *b)
 {
     mca_part_ucx_request_t *req = b->req;
     uint64_t bits = b->parts;
-    size_t p;
+    bool join = 1 == mca_part_ucx_module.num_workers && 0 < mca_part_ucx_join_cap(req);
+    size_t i, n, p;
 
+    /* adjacent flags are adjacent words on both sides: one put per run */
     while (bits) {
-        p = b->first + (size_t) __builtin_ctzll(bits);
-        bits &= bits - 1;
+        i = (size_t) __builtin_ctzll(bits);
+        n = mca_part_ucx_run(bits, i, join, 0, 0);
+        bits &= (64 == i + n) ? 0 : ~UINT64_C(0) << (i + n);
+        p = b->first + i;
         mca_part_ucx_put(req, req->remote->eps[b->worker], &req->flag_values[p],
-                         sizeof(uint64_t), req->remote_flags + p * sizeof(uint64_t),
-                         req->flags_rkeys[b->worker]);
+                         n * sizeof(uint64_t), req->remote_flags + p * sizeof(uint64_t),
+                         req->flags_rkeys[b->worker], (int64_t) n);
     }
 }
 
@@ -173,20 +229,14 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
  * one worker carries everything (several spread partitions over rails). */
 static void mca_part_ucx_send_am_bits(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
 {
-    int join_bytes = mca_part_ucx_data_on_device(req) ? mca_part_ucx_component.am_join_bytes_gpu
-                                                      : mca_part_ucx_component.am_join_bytes;
-    size_t cap = (size_t) (join_bytes > 0 ? join_bytes : 0);
     bool join = req->stride == req->part_bytes && 0 == req->remote_stride &&
                 1 == mca_part_ucx_module.num_workers;
-    size_t i, n;
+    size_t cap = mca_part_ucx_join_cap(req), i, n;
 
     while (bits) {
         i = (size_t) __builtin_ctzll(bits);
-        for (n = 0; i + n < 64 && (bits >> (i + n)) & 1 &&
-                    (0 == n || (join && (n + 1) * req->part_bytes <= cap));
-             ++n) {
-            bits &= ~(UINT64_C(1) << (i + n)); /* the run: adjacent partitions */
-        }
+        n = mca_part_ucx_run(bits, i, join, req->part_bytes, cap);
+        bits &= (64 == i + n) ? 0 : ~UINT64_C(0) << (i + n);
         mca_part_ucx_send_am(req, first + i, n);
     }
 }
@@ -235,6 +285,33 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
     free(b);
 }
 
+/* The data of partitions first + i (bit i of `bits`): one put per run of
+ * adjacent ones where both sides are contiguous and one worker carries
+ * everything. */
+static void mca_part_ucx_put_data(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
+{
+    size_t rstride = req->remote_stride ? req->remote_stride : req->part_bytes;
+    bool join = req->stride == req->part_bytes && rstride == req->part_bytes &&
+                1 == mca_part_ucx_module.num_workers;
+    size_t cap = mca_part_ucx_join_cap(req), i, n, p;
+    int w;
+
+    while (bits) {
+        i = (size_t) __builtin_ctzll(bits);
+        n = mca_part_ucx_run(bits, i, join, req->part_bytes, cap);
+        bits &= (64 == i + n) ? 0 : ~UINT64_C(0) << (i + n);
+        p = first + i;
+        w = (int) (p % mca_part_ucx_module.num_workers);
+        if (0 == req->part_bytes) {
+            opal_atomic_add_fetch_64(&req->ops_done, (int64_t) n);
+            continue;
+        }
+        mca_part_ucx_put(req, req->remote->eps[w], req->data + p * req->stride,
+                         n * req->part_bytes, req->remote_buf + p * rstride, req->buf_rkeys[w],
+                         (int64_t) n);
+    }
+}
+
 /* Issue the partitions of [first, first + n) that this caller claims
  * (queued -> issued): the data puts, then per worker a flush, and the flags
  * when the flush completes. A flush means remote completion on every UCX
@@ -272,16 +349,9 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         }
         claimed |= UINT64_C(1) << i;
         req->flag_values[p] = req->epoch;
-        w = (int) (p % nw);
-        if (req->part_bytes > 0) {
-            mca_part_ucx_put(req, req->remote->eps[w], req->data + p * req->stride,
-                             req->part_bytes,
-                             req->remote_buf + p * (req->remote_stride ? req->remote_stride
-                                                                       : req->part_bytes),
-                             req->buf_rkeys[w]);
-        } else {
-            opal_atomic_add_fetch_64(&req->ops_done, 1);
-        }
+    }
+    if (0 != claimed) {
+        mca_part_ucx_put_data(req, first, claimed);
     }
     if (0 != am) {
         mca_part_ucx_send_am_bits(req, first, am);

@@ -38,9 +38,9 @@ run nvlink "$build/b_device" overhead
 run nvlink "$build/b_device" pready "$threads"
 run nvlink "$build/b_device" goodput "$grids"
 # the progress engine with adjacent ready partitions joined into one message
-# (part_ucx_am_join_bytes_gpu, off by default until measured)
+# (part_ucx_join_bytes_gpu, off by default until measured)
 (export BENCH_MODES=progress
- run nvlink-join -x BENCH_MODES --mca part_ucx_am_join_bytes_gpu 1048576 \
+ run nvlink-join -x BENCH_MODES --mca part_ucx_join_bytes_gpu 1048576 \
      "$build/b_device" goodput "$grids")
 run tcp -x UCX_TLS=tcp,cuda_copy,self --mca pml_ucx_tls any --mca pml_ucx_devices any \
     "$build/b_device" goodput "$grids"
