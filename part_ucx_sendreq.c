@@ -31,46 +31,55 @@ static void mca_part_ucx_put_cb(void *op, ucs_status_t status, void *user_data)
     ucp_request_free(op);
 }
 
-/* A put that stands for `count` operations (joined partitions). */
+/* An operation that stands for `ops` of the request's operations (joined
+ * partitions, a batch of arrivals). */
 typedef struct {
     mca_part_ucx_request_t *req;
-    int64_t count;
-} mca_part_ucx_put_ctx_t;
+    int64_t ops;
+} mca_part_ucx_ops_ctx_t;
 
-static void mca_part_ucx_put_n_cb(void *op, ucs_status_t status, void *user_data)
+static void mca_part_ucx_ops_cb(void *op, ucs_status_t status, void *user_data)
 {
-    mca_part_ucx_put_ctx_t *c = user_data;
+    mca_part_ucx_ops_ctx_t *c = user_data;
 
     if (UCS_OK != status) {
-        PART_UCX_ERROR("put to rank %d failed: %s", c->req->peer, ucs_status_string(status));
+        PART_UCX_ERROR("transfer to rank %d failed: %s", c->req->peer, ucs_status_string(status));
         mca_part_ucx_request_fail(c->req, MPI_ERR_INTERN);
     }
-    opal_atomic_add_fetch_64(&c->req->ops_done, c->count);
+    opal_atomic_add_fetch_64(&c->req->ops_done, c->ops);
     free(c);
     ucp_request_free(op);
+}
+
+/* Make `param` complete through mca_part_ucx_ops_cb; NULL without memory. */
+static mca_part_ucx_ops_ctx_t *mca_part_ucx_ops_ctx(mca_part_ucx_request_t *req, int64_t ops,
+                                                    ucp_request_param_t *param)
+{
+    mca_part_ucx_ops_ctx_t *c = malloc(sizeof(*c));
+
+    if (NULL != c) {
+        c->req = req;
+        c->ops = ops;
+        param->cb.send = mca_part_ucx_ops_cb;
+        param->user_data = c;
+    }
+    return c;
 }
 
 static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const void *src,
                              size_t len, uint64_t raddr, ucp_rkey_h rkey, int64_t count)
 {
-    mca_part_ucx_put_ctx_t *c = NULL;
+    mca_part_ucx_ops_ctx_t *c = NULL;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
 
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = mca_part_ucx_put_cb;
     param.user_data = req;
-    if (count > 1) {
-        c = malloc(sizeof(*c));
-        if (NULL == c) {
-            mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
-            opal_atomic_add_fetch_64(&req->ops_done, count);
-            return;
-        }
-        c->req = req;
-        c->count = count;
-        param.cb.send = mca_part_ucx_put_n_cb;
-        param.user_data = c;
+    if (count > 1 && NULL == (c = mca_part_ucx_ops_ctx(req, count, &param))) {
+        mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
+        opal_atomic_add_fetch_64(&req->ops_done, count);
+        return;
     }
     op = ucp_put_nbx(ep, src, len, raddr, rkey, &param);
     if (UCS_PTR_IS_ERR(op)) {
@@ -84,16 +93,20 @@ static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const voi
     }
 }
 
-/* The largest run of set bits of `bits` from bit i: adjacent partitions
- * that may move together (`join`), up to `cap` bytes of `unit` each. */
-static size_t mca_part_ucx_run(uint64_t bits, size_t i, bool join, size_t unit, size_t cap)
+/* Take the next run out of *bits: its lowest set bit i (returned) and the
+ * *n adjacent set bits from there that may move together (`join`), up to
+ * `cap` bytes of `unit` each. */
+static size_t mca_part_ucx_next_run(uint64_t *bits, bool join, size_t unit, size_t cap,
+                                    size_t *n)
 {
-    size_t n = 1;
+    size_t i = (size_t) __builtin_ctzll(*bits);
 
-    while (join && i + n < 64 && (bits >> (i + n)) & 1 && (n + 1) * unit <= cap) {
-        ++n;
+    *n = 1;
+    while (join && i + *n < 64 && (*bits >> (i + *n)) & 1 && (*n + 1) * unit <= cap) {
+        ++*n;
     }
-    return n;
+    *bits &= (64 == i + *n) ? 0 : ~UINT64_C(0) << (i + *n);
+    return i;
 }
 
 static size_t mca_part_ucx_join_cap(const mca_part_ucx_request_t *req)
@@ -117,14 +130,11 @@ static void mca_part_ucx_put_flags(mca_part_ucx_flag_batch_t *b)
     mca_part_ucx_request_t *req = b->req;
     uint64_t bits = b->parts;
     bool join = 1 == mca_part_ucx_module.num_workers && 0 < mca_part_ucx_join_cap(req);
-    size_t i, n, p;
+    size_t n, p;
 
     /* adjacent flags are adjacent words on both sides: one put per run */
     while (bits) {
-        i = (size_t) __builtin_ctzll(bits);
-        n = mca_part_ucx_run(bits, i, join, 0, 0);
-        bits &= (64 == i + n) ? 0 : ~UINT64_C(0) << (i + n);
-        p = b->first + i;
+        p = b->first + mca_part_ucx_next_run(&bits, join, 0, 0, &n);
         mca_part_ucx_put(req, req->remote->eps[b->worker], &req->flag_values[p],
                          n * sizeof(uint64_t), req->remote_flags + p * sizeof(uint64_t),
                          req->flags_rkeys[b->worker], (int64_t) n);
@@ -157,27 +167,13 @@ static void mca_part_ucx_am_sent_cb(void *op, ucs_status_t status, void *user_da
     ucp_request_free(op);
 }
 
-static void mca_part_ucx_arrivals_sent_cb(void *op, ucs_status_t status, void *user_data)
-{
-    mca_part_ucx_flag_batch_t *b = user_data;
-
-    if (UCS_OK != status) {
-        PART_UCX_ERROR("arrivals to rank %d failed: %s", b->req->peer,
-                       ucs_status_string(status));
-        mca_part_ucx_request_fail(b->req, MPI_ERR_INTERN);
-    }
-    opal_atomic_add_fetch_64(&b->req->ops_done, 2 * __builtin_popcountll(b->parts));
-    free(b);
-    ucp_request_free(op);
-}
-
 /* am transfer: one message carries the data and arrival of partitions
  * p .. p + n - 1 (n > 1 only where they are contiguous on both sides); it
  * counts for both operations of each. */
 static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n)
 {
     mca_part_ucx_data_hdr_t *hdr = &req->am_hdrs[p];
-    mca_part_ucx_flag_batch_t *b = NULL;
+    mca_part_ucx_ops_ctx_t *c = NULL;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
     int w = (int) (p % mca_part_ucx_module.num_workers);
@@ -190,21 +186,11 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.send = mca_part_ucx_am_sent_cb;
     param.user_data = req;
-    if (n > 1) {
-        /* the callback counts n partitions */
-        b = malloc(sizeof(*b));
-        if (NULL == b) {
-            for (; n > 0; --n, ++p) {
-                mca_part_ucx_send_am(req, p, 1);
-            }
-            return;
+    if (n > 1 && NULL == (c = mca_part_ucx_ops_ctx(req, 2 * (int64_t) n, &param))) {
+        for (; n > 0; --n, ++p) { /* one by one then */
+            mca_part_ucx_send_am(req, p, 1);
         }
-        b->req = req;
-        b->first = p;
-        b->parts = (n < 64) ? (UINT64_C(1) << n) - 1 : ~UINT64_C(0);
-        b->worker = w;
-        param.cb.send = mca_part_ucx_arrivals_sent_cb;
-        param.user_data = b;
+        return;
     }
     param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
     if (req->rndv) {
@@ -220,7 +206,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
     }
     if (!UCS_PTR_IS_PTR(op)) {
         opal_atomic_add_fetch_64(&req->ops_done, 2 * (int64_t) n);
-        free(b);
+        free(c);
     }
 }
 
@@ -234,9 +220,7 @@ static void mca_part_ucx_send_am_bits(mca_part_ucx_request_t *req, size_t first,
     size_t cap = mca_part_ucx_join_cap(req), i, n;
 
     while (bits) {
-        i = (size_t) __builtin_ctzll(bits);
-        n = mca_part_ucx_run(bits, i, join, req->part_bytes, cap);
-        bits &= (64 == i + n) ? 0 : ~UINT64_C(0) << (i + n);
+        i = mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
         mca_part_ucx_send_am(req, first + i, n);
     }
 }
@@ -249,30 +233,25 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
                                        uint64_t copied)
 {
     size_t low = first + (size_t) __builtin_ctzll(copied);
+    int64_t ops = 2 * __builtin_popcountll(copied);
     mca_part_ucx_data_hdr_t *hdr = &req->am_hdrs[low];
-    mca_part_ucx_flag_batch_t *b;
+    mca_part_ucx_ops_ctx_t *c;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
 
-    b = malloc(sizeof(*b));
-    if (NULL == b) {
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    c = mca_part_ucx_ops_ctx(req, ops, &param);
+    if (NULL == c) {
         mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
-        opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(copied));
+        opal_atomic_add_fetch_64(&req->ops_done, ops);
         return;
     }
-    b->req = req;
-    b->first = low;
-    b->parts = copied >> (low - first);
-    b->worker = (int) (low % mca_part_ucx_module.num_workers);
     hdr->epoch = req->epoch;
     hdr->part = low;
     hdr->count = 1;
-    hdr->copied = b->parts;
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    param.cb.send = mca_part_ucx_arrivals_sent_cb;
-    param.user_data = b;
-    op = ucp_am_send_nbx(req->remote->eps[b->worker], MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr),
-                         NULL, 0, &param);
+    hdr->copied = copied >> (low - first);
+    op = ucp_am_send_nbx(req->remote->eps[low % mca_part_ucx_module.num_workers],
+                         MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr), NULL, 0, &param);
     if (UCS_PTR_IS_PTR(op)) {
         return; /* the callback counts them */
     }
@@ -281,8 +260,8 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
                        ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
-    opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(copied));
-    free(b);
+    opal_atomic_add_fetch_64(&req->ops_done, ops);
+    free(c);
 }
 
 /* The data of partitions first + i (bit i of `bits`): one put per run of
@@ -293,14 +272,11 @@ static void mca_part_ucx_put_data(mca_part_ucx_request_t *req, size_t first, uin
     size_t rstride = req->remote_stride ? req->remote_stride : req->part_bytes;
     bool join = req->stride == req->part_bytes && rstride == req->part_bytes &&
                 1 == mca_part_ucx_module.num_workers;
-    size_t cap = mca_part_ucx_join_cap(req), i, n, p;
+    size_t cap = mca_part_ucx_join_cap(req), n, p;
     int w;
 
     while (bits) {
-        i = (size_t) __builtin_ctzll(bits);
-        n = mca_part_ucx_run(bits, i, join, req->part_bytes, cap);
-        bits &= (64 == i + n) ? 0 : ~UINT64_C(0) << (i + n);
-        p = first + i;
+        p = first + mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
         w = (int) (p % mca_part_ucx_module.num_workers);
         if (0 == req->part_bytes) {
             opal_atomic_add_fetch_64(&req->ops_done, (int64_t) n);
