@@ -21,8 +21,6 @@
 #include "ompi/info/info.h"
 #include "ompi/runtime/params.h"
 
-#include <stdlib.h>
-
 #include "mpix_part.h"
 #include "part_ucx.h"
 #include "part_ucx_coll.h"
@@ -89,19 +87,17 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
 static int mca_part_ucx_coll_group(mca_part_ucx_coll_t *c, const mca_part_ucx_request_t *req,
                                    ompi_info_t *info)
 {
-    long limit = c->device ? mca_part_ucx_component.coll_transport_bytes_gpu
-                           : mca_part_ucx_component.coll_transport_bytes;
+    int limit = c->device ? mca_part_ucx_component.coll_transport_bytes_gpu
+                          : mca_part_ucx_component.coll_transport_bytes;
     size_t bytes = req->count * (size_t) req->extent, g, best = 1;
     opal_cstring_t *value = NULL;
-    char *end = NULL;
     int flag = 0;
 
     if (NULL != info && MPI_INFO_NULL != info &&
         OPAL_SUCCESS == opal_info_get(&info->super, "mpix_coll_transport_bytes", &value,
                                       &flag) &&
         flag) {
-        limit = strtol(value->string, &end, 10);
-        flag = ('\0' == *value->string || '\0' != *end || limit < 0);
+        flag = (OPAL_SUCCESS != opal_cstring_to_int(value, &limit) || limit < 0);
         OBJ_RELEASE(value);
         if (flag) {
             return MPI_ERR_INFO_VALUE;
