@@ -137,6 +137,20 @@ static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t 
     return rc;
 }
 
+/* Whether a channel goes through tmp, and its share of the scratch memory
+ * (256-byte aligned; 0 for an empty chunk, which still has a tmp). */
+static bool mca_part_ucx_chan_uses_tmp(const mca_part_ucx_chan_t *ch)
+{
+    return ch->reduce || ch->staged || ch->bounce;
+}
+
+static size_t mca_part_ucx_chan_tmp_bytes(const mca_part_ucx_coll_t *c,
+                                          const mca_part_ucx_chan_t *ch)
+{
+    return mca_part_ucx_chan_uses_tmp(ch) ? (c->parts * ch->len * c->extent + 255) & ~(size_t) 255
+                                          : 0;
+}
+
 int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
 {
     mca_part_ucx_chan_t *ch;
@@ -149,9 +163,7 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
         ch->staged = ch->send && (mca_part_ucx_needs_stage(c, i) ||
                                   (c->device && ch->len != c->count));
         ch->bounce = !ch->send && !ch->reduce && c->device && ch->len != c->count;
-        if (ch->reduce || ch->staged || ch->bounce) {
-            bytes += (c->parts * ch->len * c->extent + 255) & ~(size_t) 255;
-        }
+        bytes += mca_part_ucx_chan_tmp_bytes(c, ch);
     }
     /* One scratch allocation for every channel: on a GPU, an allocation
      * costs more than all the rest of the init. */
@@ -164,9 +176,9 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
     }
     for (i = 0, bytes = 0; i < c->nchans; ++i) {
         ch = &c->chans[i];
-        if (ch->reduce || ch->staged || ch->bounce) {
+        if (mca_part_ucx_chan_uses_tmp(ch)) {
             ch->tmp = c->scratch + bytes;
-            bytes += (c->parts * ch->len * c->extent + 255) & ~(size_t) 255;
+            bytes += mca_part_ucx_chan_tmp_bytes(c, ch);
         }
     }
     for (i = 0; i < c->nchans; ++i) {
