@@ -43,7 +43,7 @@ struct mca_part_ucx_dev_t {
     struct mpix_prequest_s host;    /* what the device copy holds */
     struct mpix_prequest_s *dptr;   /* the device copy, the user's handle */
     size_t dbytes;                  /* its allocation, counters included */
-    int dev_id;
+    int dev_id;                     /* of dptr, from mca_part_ucx_devmem_alloc */
     mca_part_ucx_block_t ready_block; /* send: epoch per partition, kernels write */
     mca_part_ucx_block_t epoch_block; /* kernels read: [0] current epoch, [1] receiver ready */
     size_t pending;                 /* send: partitions not yet picked up this epoch */
@@ -274,8 +274,6 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     if (NULL == d) {
         return MPI_ERR_NO_MEM;
     }
-    d->dev_id = 0;
-    (void) opal_accelerator.get_device(&d->dev_id);
     d->host.magic = MPIX_PREQUEST_MAGIC;
     /* A collective's kernels both mark partitions and see results done. */
     d->host.kind = coll ? MPIX_PREQUEST_COLL : send ? MPIX_PREQUEST_SEND : MPIX_PREQUEST_RECV;
