@@ -67,6 +67,36 @@ static inline MPI_Datatype t_block_type(int ints, int gap)
     return r;
 }
 
+/* Strided layout of t_block_type (partitions of `ints` ints, `gap` ints
+ * apart): the values of sender `rank` in epoch e into buf; gaps untouched. */
+static inline void t_strided_fill(int32_t *buf, int rank, int e, int parts, int ints, int gap)
+{
+    for (long k = 0; k < (long) parts * ints; ++k) {
+        long p = k / ints;
+        buf[p * (ints + gap) + k % ints] = t_value(rank, e, p, k);
+    }
+}
+
+/* Receive partition q of `rints` ints (`rgap` apart, gaps filled with -5)
+ * holds what sender src (`ints` per sender partition) sent in epoch e. */
+static inline void t_strided_check(const int32_t *rbuf, int src, int e, int q, int ints,
+                                   int rints, int rgap)
+{
+    for (long i = 0; i < rints; ++i) {
+        long k = (long) q * rints + i;
+        int32_t want = t_value(src, e, k / ints, k);
+        if (rbuf[(long) q * (rints + rgap) + i] != want) {
+            T_CHECK(0, "epoch %d: partition %d int %ld is %d, not %d", e, q, i,
+                    rbuf[(long) q * (rints + rgap) + i], want);
+            break;
+        }
+    }
+    for (long g = 0; g < rgap; ++g) {
+        T_CHECK(-5 == rbuf[(long) q * (rints + rgap) + rints + g],
+                "epoch %d: gap after partition %d written", e, q);
+    }
+}
+
 /* Every rank's failures decide the exit status of every rank. */
 static inline int t_finish(const char *name)
 {

@@ -36,10 +36,7 @@ int main(int argc, char **argv)
     T_MPI(MPI_Psend_init(sbuf, sparts, 1, st, dst, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
     T_MPI(MPI_Precv_init(rbuf, rparts, 1, rt, src, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
     for (int e = 1; e <= epochs; ++e) {
-        for (long k = 0; k < total; ++k) {
-            long p = k / ints;
-            sbuf[p * (ints + sgap) + k % ints] = t_value(rank, e, p, k);
-        }
+        t_strided_fill(sbuf, rank, e, sparts, ints, sgap);
         for (long j = 0; j < rlen; ++j) rbuf[j] = -5;
         T_MPI(MPI_Startall(2, req));
         for (int p = sparts - 1; p >= 0; --p) T_MPI(MPI_Pready(p, req[0]));
@@ -47,19 +44,7 @@ int main(int argc, char **argv)
             int flag = 0;
             while (!flag) T_MPI(MPI_Parrived(req[1], q, &flag));
             /* in place at arrival: the partition's ints, its gap untouched */
-            for (long i = 0; i < rints; ++i) {
-                long k = (long) q * rints + i;
-                int32_t want = t_value(src, e, k / ints, k);
-                if (rbuf[(long) q * (rints + rgap) + i] != want) {
-                    T_CHECK(0, "epoch %d: partition %d int %ld is %d, not %d", e, q, i,
-                            rbuf[(long) q * (rints + rgap) + i], want);
-                    break;
-                }
-            }
-            for (long g = 0; g < rgap; ++g) {
-                T_CHECK(-5 == rbuf[(long) q * (rints + rgap) + rints + g],
-                        "epoch %d: gap after partition %d written", e, q);
-            }
+            t_strided_check(rbuf, src, e, q, ints, rints, rgap);
         }
         T_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
         if (t_failures > 10) break;

@@ -43,10 +43,7 @@ int main(int argc, char **argv)
     T_MPI(MPI_Psend_init(sbuf, sparts, 1, st, dst, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
     T_MPI(MPI_Precv_init(rbuf, rparts, 1, rt, src, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
     for (int e = 1; e <= epochs; ++e) {
-        for (long k = 0; k < total; ++k) {
-            long p = k / ints;
-            hs[p * (ints + sgap) + k % ints] = t_value(rank, e, p, k);
-        }
+        t_strided_fill(hs.data(), rank, e, sparts, ints, sgap);
         for (long j = 0; j < rlen; ++j) hr[j] = -5;
         CUDA(cudaMemcpy(sbuf, hs.data(), slen * 4, cudaMemcpyHostToDevice));
         CUDA(cudaMemcpy(rbuf, hr.data(), rlen * 4, cudaMemcpyHostToDevice));
@@ -55,21 +52,7 @@ int main(int argc, char **argv)
         for (int p = sparts - 1; p >= 0; --p) T_MPI(MPI_Pready(p, req[0]));
         T_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
         CUDA(cudaMemcpy(hr.data(), rbuf, rlen * 4, cudaMemcpyDeviceToHost));
-        for (int q = 0; q < rparts; ++q) {
-            for (long i = 0; i < rints; ++i) {
-                long k = (long) q * rints + i;
-                int32_t want = t_value(src, e, k / ints, k);
-                if (hr[(long) q * (rints + rgap) + i] != want) {
-                    T_CHECK(0, "epoch %d: partition %d int %ld is %d, not %d", e, q, i,
-                            hr[(long) q * (rints + rgap) + i], want);
-                    break;
-                }
-            }
-            for (long g = 0; g < rgap; ++g) {
-                T_CHECK(-5 == hr[(long) q * (rints + rgap) + rints + g],
-                        "epoch %d: gap after partition %d written", e, q);
-            }
-        }
+        for (int q = 0; q < rparts; ++q) t_strided_check(hr.data(), src, e, q, ints, rints, rgap);
         if (t_failures > 10) break;
     }
     T_MPI(MPI_Request_free(&req[0]));
