@@ -193,6 +193,30 @@ static void mca_part_ucx_rndv_done(void *op, ucs_status_t status, size_t length,
  * epoch, at a partition index and length the setup agreed on; nothing is
  * written otherwise. Small ones are copied here, large ones fetched
  * zero-copy by UCX's rendezvous (CMA between processes of a node). */
+/* Whether a partition message is for a live receive of this epoch, at
+ * partitions and a length the setup agreed on: arrivals of partitions a
+ * kernel stored (header only, exposed buffers), or the data of `count`
+ * adjacent ones (strided receivers: one at a time). */
+static bool mca_part_ucx_recv_hdr_ok(const mca_part_ucx_request_t *req,
+                                     const mca_part_ucx_data_hdr_t *hdr, size_t length)
+{
+    size_t left;
+
+    if (NULL == req || req->cookie != hdr->rreq_cookie || MCA_PART_UCX_RECV != req->kind ||
+        !req->am || MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != req->epoch ||
+        hdr->part >= req->remote_parts) {
+        return false;
+    }
+    left = req->remote_parts - hdr->part; /* partitions from hdr->part on */
+    if (hdr->copied) {
+        return req->exposed && 0 == length && (hdr->copied & 1) &&
+               (size_t) (63 - __builtin_clzll(hdr->copied)) < left;
+    }
+    return 0 < hdr->count && hdr->count <= left &&
+           (1 == hdr->count || req->stride == req->part_bytes) &&
+           length == hdr->count * (req->total_bytes / req->remote_parts);
+}
+
 ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
                                     void *data, size_t length, bool rndv)
 {
@@ -201,18 +225,10 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     ucp_request_param_t param;
     mca_part_ucx_rndv_t *r;
     ucs_status_ptr_t op;
-    size_t spart = 0;
+    size_t spart;
     char *dst;
 
-    if (NULL == req || req->cookie != hdr->rreq_cookie || MCA_PART_UCX_RECV != req->kind ||
-        !req->am || MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != req->epoch ||
-        hdr->part >= req->remote_parts ||
-        (hdr->copied && (!req->exposed || 0 != length || !(hdr->copied & 1) ||
-                         (size_t) (63 - __builtin_clzll(hdr->copied)) >= req->remote_parts - hdr->part)) ||
-        (!hdr->copied &&
-         (0 == hdr->count || hdr->count > req->remote_parts - hdr->part ||
-          (hdr->count > 1 && req->stride != req->part_bytes) || /* strided: one by one */
-          length != hdr->count * (spart = req->total_bytes / req->remote_parts)))) {
+    if (!mca_part_ucx_recv_hdr_ok(req, hdr, length)) {
         PART_UCX_ERROR("partition message for no live receive dropped");
         if (rndv) {
             ucp_am_data_release(worker, data);
@@ -220,6 +236,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         return UCS_OK;
     }
     flags = req->flags_block.addr;
+    spart = req->total_bytes / req->remote_parts;
     if (hdr->copied) {
         /* The sender's kernels stored these partitions over NVLink and
          * fenced them before the host sent this. */
