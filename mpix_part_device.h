@@ -45,7 +45,8 @@ enum {
     MPIX_PREQUEST_KERNEL_COPY = 1 /* kernel stores into the peer GPU (NVLink) */
 };
 
-/* Lives in GPU memory; written once by MPIX_Prequest_create. */
+/* Lives in GPU memory; written by MPIX_Prequest_create, then by kernels
+ * only in rtr_seen/rtr_poller. */
 struct mpix_prequest_s {
     uint32_t magic;
     uint32_t kind;                  /* MPIX_PREQUEST_SEND, _RECV or _COLL */
@@ -65,22 +66,51 @@ struct mpix_prequest_s {
     const char *src;
     char *dst;
     uint64_t part_bytes;
+    /* Kernel copy: the receiver's arrival flags (its shared memory,
+     * registered for this GPU), set by the kernel right after the data;
+     * NULL where the host sends the arrivals. */
+    volatile uint64_t *remote_arrived;
+    /* Kernel copy, device memory: the highest *rtr a kernel has seen, and
+     * a lock so that one group at a time reads *rtr (reads of pinned host
+     * memory from a kernel are serialised, about 1 us each). */
+    unsigned long long rtr_seen;
+    int rtr_poller;
+    int rtr_cache;                  /* 0: every copying group reads *rtr itself */
 };
 
 #ifdef __CUDACC__
 
+/* Kernel copy, one thread of the group: wait until the receiver has
+ * started `epoch` (before that its buffer is not ours). */
+__device__ static inline void mpix_part_wait_rtr(struct mpix_prequest_s *preq, uint64_t epoch)
+{
+    volatile unsigned long long *seen = &preq->rtr_seen;
+
+    if (!preq->rtr_cache) {
+        while (*preq->rtr < epoch) {
+        }
+        return;
+    }
+    while (*seen < epoch) {
+        if (0 == atomicCAS(&preq->rtr_poller, 0, 1)) {
+            unsigned long long r = *preq->rtr;
+            if (r > *seen) {
+                atomicMax(&preq->rtr_seen, r);
+            }
+            atomicExch(&preq->rtr_poller, 0);
+        }
+    }
+}
+
 /* Kernel copy: the group (lane `rank` of `size`) stores the partition into
  * the receiver's GPU, 16 bytes at a time where both sides are aligned. */
 __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq, int partition,
-                                              uint64_t epoch, unsigned rank, unsigned size)
+                                              unsigned rank, unsigned size)
 {
     uint64_t off = (uint64_t) partition * preq->part_bytes, n = preq->part_bytes, i;
     const char *s = preq->src + off;
     char *d = preq->dst + off;
 
-    while (*preq->rtr < epoch) {
-        /* the receiver has not started this epoch: its buffer is not ours */
-    }
     if (0 == (((uintptr_t) s | (uintptr_t) d | n) & 15)) {
         const uint4 *s16 = (const uint4 *) s;
         uint4 *d16 = (uint4 *) d;
@@ -119,9 +149,10 @@ __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, 
     return (now / t != old / t) ? now / t : 0;
 }
 
-/* Publish a complete partition to the host progress engine: a release at
- * system scope orders the data the caller's group wrote (and synchronised
- * with) before the mark; lighter than __threadfence_system's sequentially
+/* Publish a complete partition: a release at system scope orders the data
+ * the caller's group wrote (and synchronised with) before the receiver's
+ * arrival flag (kernel copy, where mapped) and the mark the host progress
+ * engine reads; lighter than __threadfence_system's sequentially
  * consistent fence. */
 __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int partition,
                                              uint64_t epoch)
@@ -131,6 +162,9 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
 #else
     __threadfence_system();
 #endif
+    if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism && NULL != preq->remote_arrived) {
+        preq->remote_arrived[partition] = epoch;
+    }
     preq->ready[partition] = epoch;
 }
 
@@ -144,7 +178,8 @@ __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequ
     e = mpix_part_count(preq, partition, 1);
     if (0 != e) {
         if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
-            mpix_part_store(preq, partition, e, 0, 1);
+            mpix_part_wait_rtr(preq, e);
+            mpix_part_store(preq, partition, 0, 1);
         }
         mpix_part_mark(preq, partition, e);
     }
@@ -168,7 +203,11 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
         return 0;
     }
     if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
-        mpix_part_store(preq, partition, e, __popc(group & ((1u << lane) - 1)), __popc(group));
+        if (lane == leader) {
+            mpix_part_wait_rtr(preq, e);
+        }
+        __syncwarp(group);
+        mpix_part_store(preq, partition, __popc(group & ((1u << lane) - 1)), __popc(group));
         __syncwarp(group);
     }
     if (lane == leader) {
@@ -201,7 +240,11 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
         return 0;
     }
     if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
-        mpix_part_store(preq, partition, e, rank, size);
+        if (0 == rank) {
+            mpix_part_wait_rtr(preq, e);
+        }
+        __syncthreads();
+        mpix_part_store(preq, partition, rank, size);
         __syncthreads();
     }
     if (0 == rank) {

@@ -76,6 +76,8 @@ typedef struct mca_part_ucx_component_t {
     int coll_transport_bytes_gpu;   /* the same on GPU buffers */
     int join_bytes;                 /* adjacent ready partitions per message/put, bytes */
     int join_bytes_gpu;             /* the same for GPU data */
+    bool device_arrivals;           /* kernel copy: kernels set the receiver's flags */
+    bool device_rtr_cache;          /* kernel copy: receiver-ready word cached on the GPU */
 } mca_part_ucx_component_t;
 
 OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;

@@ -51,9 +51,11 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
     .allreduce_small = 4096,
     .coll_transport_bytes = 4096,
-    .coll_transport_bytes_gpu = 0,
+    .coll_transport_bytes_gpu = 256 << 10,
     .join_bytes = 1 << 20,
-    .join_bytes_gpu = 0,
+    .join_bytes_gpu = 1 << 20,
+    .device_arrivals = true,
+    .device_rtr_cache = true,
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
@@ -169,16 +171,28 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes);
 
     (void) mca_base_component_var_register(c, "join_bytes_gpu",
-        "part_ucx_join_bytes for GPU data (0, the default until measured on GPUs: "
-        "one message per partition)",
+        "part_ucx_join_bytes for GPU data (0: one message per partition; joining "
+        "saves a UCX cuda_ipc rendezvous, about 10 us, per partition it adds)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes_gpu);
+
+    (void) mca_base_component_var_register(c, "device_arrivals",
+        "Kernel copy: the kernels also set the receiver's arrival flags (its shared "
+        "memory, mapped and registered for this GPU) instead of the host sending them",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_arrivals);
+
+    (void) mca_base_component_var_register(c, "device_rtr_cache",
+        "Kernel copy: one copying group at a time reads the receiver-ready word in "
+        "host memory and the others a copy in GPU memory (kernel reads of host "
+        "memory are serialised across blocks)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_rtr_cache);
 
     (void) mca_base_component_var_register(c, "coll_transport_bytes_gpu",
         "part_ucx_coll_transport_bytes for collectives on GPU buffers, where every "
         "transport partition costs GPU work (copies, reduction kernels, an event) at "
-        "each step. 0 (the default until grouping is measured on GPUs): one "
-        "transport partition per user partition",
+        "each step (0: one transport partition per user partition)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.coll_transport_bytes_gpu);
 

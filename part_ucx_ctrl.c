@@ -212,6 +212,9 @@ struct mca_part_ucx_rkey_t {
     int worker;
     size_t len;
     ucp_rkey_h rkey;
+    int gpu_state;                  /* 0 not tried, 1 registered, -1 impossible */
+    char *gpu_base;                 /* the chunk mapped here and registered */
+    uint64_t chunk_addr, chunk_size;
     char packed[];
 };
 
@@ -237,6 +240,8 @@ int mca_part_ucx_peer_rkey(mca_part_ucx_peer_t *peer, int worker, const void *pa
                              (unsigned long long) (opal_timer_base_get_usec() - t0));
             k->worker = worker;
             k->len = len;
+            k->gpu_state = 0;
+            k->gpu_base = NULL;
             memcpy(k->packed, packed, len);
             k->next = peer->rkeys;
             peer->rkeys = k;
@@ -254,6 +259,39 @@ int mca_part_ucx_peer_rkey(mca_part_ucx_peer_t *peer, int worker, const void *pa
     return rc;
 }
 
+int mca_part_ucx_peer_gpu_ptr(mca_part_ucx_peer_t *peer, ucp_rkey_h rkey, uint64_t chunk_addr,
+                              uint64_t chunk_size, uint64_t addr, size_t len, void **ptr)
+{
+    mca_part_ucx_rkey_t *k;
+    void *base = NULL;
+    int rc = OMPI_ERROR;
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_rkey_lock);
+    for (k = peer->rkeys; NULL != k && k->rkey != rkey; k = k->next) {
+    }
+    if (NULL != k && 0 == k->gpu_state) {
+        k->gpu_state = -1;
+        if (0 < chunk_size && UCS_OK == ucp_rkey_ptr(rkey, chunk_addr, &base) &&
+            OPAL_SUCCESS == opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, base,
+                                                           chunk_size)) {
+            k->gpu_state = 1;
+            k->gpu_base = base;
+            k->chunk_addr = chunk_addr;
+            k->chunk_size = chunk_size;
+        }
+        PART_UCX_VERBOSE(5, "control chunk of a peer %s for this GPU",
+                         (1 == k->gpu_state) ? "mapped" : "cannot be mapped");
+    }
+    /* The peer named the range: it must lie in the chunk we registered. */
+    if (NULL != k && 1 == k->gpu_state && addr >= k->chunk_addr && len <= k->chunk_size &&
+        addr - k->chunk_addr <= k->chunk_size - len) {
+        *ptr = k->gpu_base + (addr - k->chunk_addr);
+        rc = OMPI_SUCCESS;
+    }
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_rkey_lock);
+    return rc;
+}
+
 static void mca_part_ucx_peer_destroy(mca_part_ucx_peer_t *peer)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
@@ -263,6 +301,9 @@ static void mca_part_ucx_peer_destroy(mca_part_ucx_peer_t *peer)
 
     while (NULL != (k = peer->rkeys)) {
         peer->rkeys = k->next;
+        if (1 == k->gpu_state) {
+            (void) opal_accelerator.host_unregister(MCA_ACCELERATOR_NO_DEVICE_ID, k->gpu_base);
+        }
         ucp_rkey_destroy(k->rkey);
         free(k);
     }
@@ -675,6 +716,14 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
             void *mapped;
             req->rndv = (UCS_OK == ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &mapped));
         }
+        /* ... and its flags, which our kernels may then set themselves. */
+        if (req->rndv && ack->flags_rkey_len > 0 &&
+            OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, 0, ack->rkeys + ack->buf_rkey_len,
+                                                   ack->flags_rkey_len, &req->flags_rkeys[0])) {
+            req->flags_rkeys[0] = NULL;
+        }
+        req->remote_flags_chunk = ack->flags_chunk_addr;
+        req->remote_flags_chunk_size = ack->flags_chunk_size;
         mca_part_ucx_send_setup_done(req);
         return;
     }

@@ -71,6 +71,8 @@ typedef struct mca_part_ucx_ack_msg_t {
     uint64_t buf_addr;
     uint64_t flags_addr;
     uint64_t buf_stride;            /* receiver partitions this far apart; 0: packed */
+    uint64_t flags_chunk_addr;      /* the shared chunk the flags are in, which a */
+    uint64_t flags_chunk_size;      /* sender's GPU may write (kernel copy) */
     uint8_t rkeys[];                /* buf rkey, then flags rkey */
 } mca_part_ucx_ack_msg_t;
 
@@ -98,6 +100,13 @@ mca_part_ucx_peer_t *mca_part_ucx_peer_get_by_name(const opal_process_name_t *na
  * destroying detaches it, which cost more than all the rest of an init. */
 int mca_part_ucx_peer_rkey(mca_part_ucx_peer_t *peer, int worker, const void *packed,
                            size_t len, ucp_rkey_h *rkey);
+/* [addr, addr + len) of a peer's control chunk (chunk_addr, chunk_size),
+ * reached through `rkey` (from mca_part_ucx_peer_rkey) as local memory that
+ * this process's GPU may store into: the peer's shared memory mapped here
+ * (ucp_rkey_ptr) and registered with the accelerator, once per chunk. An
+ * error where UCX maps no shared memory or the range is outside the chunk. */
+int mca_part_ucx_peer_gpu_ptr(mca_part_ucx_peer_t *peer, ucp_rkey_h rkey, uint64_t chunk_addr,
+                              uint64_t chunk_size, uint64_t addr, size_t len, void **ptr);
 
 /* Send a control message on worker 0. The caller keeps the buffer until
  * *op (NULL when done at once) completes: see mca_part_ucx_op_release(). */

@@ -30,6 +30,7 @@ struct mca_part_ucx_chunk_t {
     void *rkey;
     size_t rkey_len;
     bool device_mapped;             /* registered with the accelerator */
+    bool device_map_failed;         /* ... and that was refused: not again */
     int pool;                       /* PART_UCX_POOL_* */
 };
 
@@ -195,6 +196,12 @@ void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
     block->addr = NULL;
 }
 
+void mca_part_ucx_block_chunk(const mca_part_ucx_block_t *block, uint64_t *addr, uint64_t *size)
+{
+    *addr = (NULL != block->chunk) ? (uint64_t) (uintptr_t) block->chunk->base : 0;
+    *size = (NULL != block->chunk) ? block->chunk->size : 0; /* none: the setup failed */
+}
+
 const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len)
 {
     if (NULL == block->chunk->rkey) {
@@ -213,13 +220,27 @@ int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
     if (chunk->device_mapped) {
         return OMPI_SUCCESS;
     }
+    if (chunk->device_map_failed) {
+        return OMPI_ERROR;
+    }
     rc = opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base, chunk->size);
     if (OPAL_SUCCESS != rc) {
+        chunk->device_map_failed = true;
         return rc;
     }
     chunk->device_mapped = true;
     PART_UCX_VERBOSE(5, "control chunk of %zu bytes mapped for the GPU", chunk->size);
     return OMPI_SUCCESS;
+}
+
+void mca_part_ucx_mem_device_warm(void)
+{
+    mca_part_ucx_block_t block;
+
+    if (OMPI_SUCCESS == mca_part_ucx_block_alloc(PART_UCX_MIN_BLOCK, &block)) {
+        (void) mca_part_ucx_block_device_map(&block);
+        mca_part_ucx_block_free(&block);
+    }
 }
 
 /* GPU memory kept for the next init, by power-of-two size and device. */

@@ -37,12 +37,18 @@ int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block);
 int mca_part_ucx_block_alloc_mapped(size_t size, mca_part_ucx_block_t *block);
 /* Either kind of block. */
 void mca_part_ucx_block_free(mca_part_ucx_block_t *block);
+/* Address and size of the block's chunk. */
+void mca_part_ucx_block_chunk(const mca_part_ucx_block_t *block, uint64_t *addr, uint64_t *size);
 /* The packed rkey of the block's chunk, valid until mca_part_ucx_mem_fini. */
 const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *len);
 /* Make the block's chunk readable and writable by GPU kernels (pinned,
  * mapped into the device address space at the same address); once per
  * chunk, the caller holds the module lock. */
 int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block);
+/* Map the chunk the next control blocks come from for the GPU now: the
+ * registration (about 150 us for a chunk of UCX shared memory) then falls
+ * on an init, not on the first epoch of a GPU receive. */
+void mca_part_ucx_mem_device_warm(void);
 /* GPU memory of the current device for device requests and collective
  * scratch: an allocation costs tens of microseconds and a free
  * synchronises the device, so freed ones (up to 64 MiB each, 256 MiB in

@@ -124,6 +124,11 @@ bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
     return NULL != req->dev->copied && req->dev->copied[p] == req->epoch;
 }
 
+bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req)
+{
+    return NULL != req->dev->host.remote_arrived;
+}
+
 /* Called from the send progress with the module lock held. */
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
 {
@@ -223,7 +228,7 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
  * it here (patched rkey_ptr); the progression engine otherwise. */
 static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
 {
-    void *dst = NULL;
+    void *dst = NULL, *flags = NULL;
     ucs_status_t status = UCS_ERR_UNSUPPORTED;
 
     if (MCA_PART_UCX_DEVICE_COPY_PROGRESS == req->device_copy || req->proc_null) {
@@ -246,6 +251,16 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
     d->host.src = req->data;
     d->host.dst = dst;
     d->host.part_bytes = req->part_bytes;
+    /* The receiver's flags in its shared memory: the kernels set them too,
+     * and the host sends no arrivals (mca_part_ucx_dev_sets_arrivals). */
+    d->host.rtr_cache = mca_part_ucx_component.device_rtr_cache;
+    if (mca_part_ucx_component.device_arrivals && NULL != req->flags_rkeys[0] &&
+        OMPI_SUCCESS == mca_part_ucx_peer_gpu_ptr(req->remote, req->flags_rkeys[0],
+                                                  req->remote_flags_chunk,
+                                                  req->remote_flags_chunk_size, req->remote_flags,
+                                                  req->remote_parts * sizeof(uint64_t), &flags)) {
+        d->host.remote_arrived = (volatile uint64_t *) flags;
+    }
     mca_part_ucx_dev_rtr_words(req, d);
     return OMPI_SUCCESS;
 }

@@ -357,6 +357,7 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     ack->buf_addr = (uint64_t) (uintptr_t) req->data;
     ack->buf_stride = (req->stride != req->part_bytes) ? req->stride : 0;
     ack->flags_addr = (uint64_t) (uintptr_t) req->flags_block.addr;
+    mca_part_ucx_block_chunk(&req->flags_block, &ack->flags_chunk_addr, &ack->flags_chunk_size);
     ack->buf_rkey_len = (uint32_t) buf_rkey_len;
     ack->flags_rkey_len = (uint32_t) flags_rkey_len;
     if (NULL != buf_rkey) {
@@ -436,6 +437,7 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ucp_mem_map_params_t params = {0};
     int error = MPI_SUCCESS;
+    bool exposable = false;
     ucs_status_t status;
     int rc;
 
@@ -458,10 +460,27 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         req->remote_rtr = msg->rtr_addr;
         req->am = mca_part_ucx_use_am(req, msg);
         /* GPU buffers: the am transfer sets flags locally; keep them where
-         * kernels (MPIX_Parrived) can read them too. */
-        rc = (req->am && req->device)
-                 ? mca_part_ucx_block_alloc_mapped(msg->parts * sizeof(uint64_t), &req->flags_block)
-                 : mca_part_ucx_block_alloc(msg->parts * sizeof(uint64_t), &req->flags_block);
+         * kernels (MPIX_Parrived) can read them too: pinned and mapped, and
+         * where the sender's kernels may store partitions here (exposed),
+         * in shared memory, so that they set the flags themselves. */
+        exposable = mca_part_ucx_recv_exposable(req, msg);
+        rc = OMPI_ERROR;
+        if (exposable &&
+            OMPI_SUCCESS == mca_part_ucx_block_alloc(msg->parts * sizeof(uint64_t),
+                                                     &req->flags_block) &&
+            OMPI_SUCCESS != (rc = mca_part_ucx_block_device_map(&req->flags_block))) {
+            /* The buffer stays exposed (kernel copy); the host sends the
+             * arrivals into flags of the mapped pool. */
+            PART_UCX_VERBOSE(5, "receive from rank %d tag %d: shared flags cannot be mapped "
+                             "for the GPU", req->peer, req->tag);
+            mca_part_ucx_block_free(&req->flags_block);
+        }
+        if (OMPI_SUCCESS != rc) {
+            rc = (req->am && req->device)
+                     ? mca_part_ucx_block_alloc_mapped(msg->parts * sizeof(uint64_t),
+                                                       &req->flags_block)
+                     : mca_part_ucx_block_alloc(msg->parts * sizeof(uint64_t), &req->flags_block);
+        }
         if (OMPI_SUCCESS != rc) {
             error = MPI_ERR_NO_MEM;
         }
@@ -476,7 +495,7 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
                            ucs_status_string(status));
             error = MPI_ERR_INTERN;
         }
-    } else if (MPI_SUCCESS == error && mca_part_ucx_recv_exposable(req, msg)) {
+    } else if (MPI_SUCCESS == error && exposable) {
         /* GPU to GPU on one node: offer the buffer's cuda_ipc key, so that
          * the sender's kernels may store partitions straight into it. */
         params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
@@ -541,6 +560,10 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
         req->setup = MCA_PART_UCX_SETUP_DONE;
     } else {
         OPAL_THREAD_LOCK(&m->lock);
+        if (req->device && mca_part_ucx_component.device_arrivals) {
+            /* where a sender's kernels will set our flags (kernel copy) */
+            mca_part_ucx_mem_device_warm();
+        }
         mca_part_ucx_match_posted(req);
         OPAL_THREAD_UNLOCK(&m->lock);
     }

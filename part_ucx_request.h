@@ -88,6 +88,8 @@ struct mca_part_ucx_request_t {
     uint64_t remote_buf;
     uint64_t remote_stride;         /* the receiver's stride, 0: its partitions are packed */
     uint64_t remote_flags;
+    uint64_t remote_flags_chunk;    /* send, am: the receiver's shared chunk of them */
+    uint64_t remote_flags_chunk_size;
     uint64_t remote_rtr;
     ucp_rkey_h *buf_rkeys;          /* one per worker */
     ucp_rkey_h *flags_rkeys;
@@ -160,6 +162,8 @@ int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t ma
                          int *flag);
 bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p);
+/* Kernel copy: the kernels set the receiver's arrival flags themselves. */
+bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req);
 /* Tell kernels the receiver's buffer of the current epoch is ready. */
 void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req);
 void mca_part_ucx_send_release(mca_part_ucx_request_t *req);

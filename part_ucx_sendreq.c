@@ -332,7 +332,10 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
     if (0 != am) {
         mca_part_ucx_send_am_bits(req, first, am);
     }
-    if (0 != copied) {
+    if (0 != copied && mca_part_ucx_dev_sets_arrivals(req)) {
+        /* the kernels set the receiver's flags with the data */
+        opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(copied));
+    } else if (0 != copied) {
         mca_part_ucx_send_arrivals(req, first, copied);
     }
     if (0 == claimed) {
