@@ -90,7 +90,7 @@ static double goodput(int mode, int grid, double *a, double *b, double *c, cudaS
         }
         MPI_Info_free(&info);
     }
-    double t0 = 0;
+    double t0 = 0, phase[4] = {0, 0, 0, 0};
     for (int i = -3; i < iters; ++i) {
         if (0 == i) {
             MPI_Barrier(MPI_COMM_WORLD);
@@ -106,15 +106,32 @@ static double goodput(int mode, int grid, double *a, double *b, double *c, cudaS
             }
             continue;
         }
+        double p0 = MPI_Wtime(), p1, p2, p3;
         MPI_Start(&req);
+        p1 = p2 = p3 = MPI_Wtime();
         if (0 == rank) {
             MPIX_Pbuf_prepare(&req);
+            p2 = MPI_Wtime();
             if (NULL == preq) MPIX_Prequest_create(req, &preq);
             vadd_pready<<<grid, 1024, 0, s>>>(a, b, c, bpp, preq);
+            p3 = MPI_Wtime();
         }
         MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (i >= 0) {
+            phase[0] += p1 - p0;
+            phase[1] += p2 - p1;
+            phase[2] += p3 - p2;
+            phase[3] += MPI_Wtime() - p3;
+        }
     }
     double t = (MPI_Wtime() - t0) / iters;
+    /* BENCH_PHASES: where an epoch's time goes on each rank, to stderr */
+    if (getenv("BENCH_PHASES") && mode > 0) {
+        fprintf(stderr, "phases rank %d %s grid %d [us/epoch]: start %.2f prepare %.2f launch %.2f "
+                "wait %.2f total %.2f\n", rank, 1 == mode ? "progress" : "kernel_copy", grid,
+                1e6 * phase[0] / iters, 1e6 * phase[1] / iters, 1e6 * phase[2] / iters,
+                1e6 * phase[3] / iters, 1e6 * t);
+    }
     CUDA(cudaStreamSynchronize(s));
     if (NULL != preq) MPIX_Prequest_free(&preq);
     if (MPI_REQUEST_NULL != req) MPI_Request_free(&req);
