@@ -50,13 +50,14 @@ if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
     mpicxx -o "$build/b_coll_gpu" "$build/b_coll_gpu.o" -L"$cuda/lib64" -L"$cuda/lib" -lcudart $ncclibs
     ngpu=$(nvidia-smi -L | wc -l)
     run 2 "$build/b_coll_gpu" allreduce "$grids"
-    # transport partitions of 256 KiB on GPU buffers (off by default until
-    # measured): the partitioned rows again, labelled partitioned-256k
+    # one transport partition per user partition on GPU buffers, for
+    # comparison with the 256 KiB default: the partitioned rows again,
+    # labelled partitioned-nogroups
     timeout "$limit" mpirun -np 2 --oversubscribe --bind-to none --mca part ucx \
-        --mca part_ucx_coll_transport_bytes_gpu 262144 "$build/b_coll_gpu" allreduce "$grids" |
+        --mca part_ucx_coll_transport_bytes_gpu 0 "$build/b_coll_gpu" allreduce "$grids" |
         tr -d '\000' | grep -a '^gallreduce,partitioned,' |
-        sed 's/^gallreduce,partitioned,/gallreduce,partitioned-256k,/' | tee -a "$csv" ||
-        echo "bench: grouped GPU allreduce failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
+        sed 's/^gallreduce,partitioned,/gallreduce,partitioned-nogroups,/' | tee -a "$csv" ||
+        echo "bench: ungrouped GPU allreduce failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
     run 2 "$build/b_coll_gpu" overhead
     [ "$ngpu" -ge 4 ] && run 4 "$build/b_coll_gpu" allreduce "$grids"
 fi

@@ -37,10 +37,10 @@ run() { # label [mpirun args] -- b_device args
 run nvlink "$build/b_device" overhead
 run nvlink "$build/b_device" pready "$threads"
 run nvlink "$build/b_device" goodput "$grids"
-# the progress engine with adjacent ready partitions joined into one message
-# (part_ucx_join_bytes_gpu, off by default until measured)
+# the progress engine with one message per partition, for comparison with
+# adjacent ready partitions joined (part_ucx_join_bytes_gpu, 1 MiB default)
 (export BENCH_MODES=progress
- run nvlink-join -x BENCH_MODES --mca part_ucx_join_bytes_gpu 1048576 \
+ run nvlink-nojoin -x BENCH_MODES --mca part_ucx_join_bytes_gpu 0 \
      "$build/b_device" goodput "$grids")
 run tcp -x UCX_TLS=tcp,cuda_copy,self --mca pml_ucx_tls any --mca pml_ucx_devices any \
     "$build/b_device" goodput "$grids"
