@@ -56,6 +56,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .join_bytes_gpu = 1 << 20,
     .device_arrivals = true,
     .device_rtr_cache = true,
+    .gpu_host_copy = true,
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
@@ -188,6 +189,14 @@ static int mca_part_ucx_component_register(void)
         "memory are serialised across blocks)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_rtr_cache);
+
+    (void) mca_base_component_var_register(c, "gpu_host_copy",
+        "GPU data between processes of a node whose receive buffer cuda_ipc maps "
+        "here (progress engine, host MPI_Pready, collectives): the host copies "
+        "partitions on a CUDA stream and sends their arrivals when the copy is done, "
+        "instead of a UCX rendezvous per message",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.gpu_host_copy);
 
     (void) mca_base_component_var_register(c, "coll_transport_bytes_gpu",
         "part_ucx_coll_transport_bytes for collectives on GPU buffers, where every "

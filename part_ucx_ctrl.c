@@ -715,6 +715,9 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
         if (NULL != req->buf_rkeys[0] && mca_part_ucx_data_on_device(req)) {
             void *mapped;
             req->rndv = (UCS_OK == ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &mapped));
+            if (req->rndv) {
+                mca_part_ucx_send_hcopy_setup(req, mapped);
+            }
         }
         /* ... and its flags, which our kernels may then set themselves. */
         if (req->rndv && ack->flags_rkey_len > 0 &&

@@ -104,6 +104,14 @@ struct mca_part_ucx_request_t {
     opal_atomic_int64_t ops_done;   /* completed puts in this epoch */
     uint64_t *flag_values;          /* put sources, stable until completion */
     mca_part_ucx_data_hdr_t *am_hdrs; /* am transfer: headers, stable until completion */
+    /* GPU data on a node, host copy: the receiver's buffer mapped here
+     * (cuda_ipc rkey_ptr); runs of partitions are copied on a stream and
+     * their arrivals sent as each copy's event completes, in order. */
+    char *hcopy_dst;
+    void *hcopy_stream;
+    struct mca_part_ucx_hcopy_run_t *hcopy_runs; /* ring of parts entries */
+    size_t hcopy_head, hcopy_tail;
+    opal_atomic_lock_t hcopy_lock;  /* issue (any thread) vs progress */
 
     /* Receiver. */
     mca_part_ucx_block_t flags_block; /* one flag per sender partition */
@@ -147,6 +155,9 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
 int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request);
 int mca_part_ucx_send_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req);
+/* GPU data by rendezvous where `mapped` is the receiver's buffer mapped
+ * here: copy partitions with the GPU instead (part_ucx_gpu_host_copy). */
+void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped);
 bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req);
 /* Mark partition p ready (queued) in this epoch; false if it already was. */
 bool mca_part_ucx_mark_ready(mca_part_ucx_request_t *req, size_t p);

@@ -15,6 +15,7 @@
 #include "part_ucx.h"
 #include "part_ucx_request.h"
 #include "part_ucx_coll.h"
+#include "part_ucx_device_plugin.h"
 
 /* Every partition costs two puts (data, then flag) per epoch. */
 #define PART_UCX_SEND_OPS(_req) ((int64_t) (_req)->parts * 2)
@@ -210,6 +211,97 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
     }
 }
 
+struct mca_part_ucx_hcopy_run_t {
+    void *event;                    /* recorded after the run's copy */
+    size_t first;
+    uint64_t bits;                  /* the run: bits of partitions first + i */
+};
+
+static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first,
+                                       uint64_t copied);
+
+void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped)
+{
+    if (!mca_part_ucx_component.gpu_host_copy || 0 == req->part_bytes ||
+        NULL == mca_part_ucx_device()) {
+        return;
+    }
+    req->hcopy_runs = calloc(req->parts, sizeof(*req->hcopy_runs));
+    if (NULL == req->hcopy_runs || 0 != mca_part_ucx_device_stream_get(&req->hcopy_stream)) {
+        free(req->hcopy_runs);
+        req->hcopy_runs = NULL;
+        return; /* rendezvous then */
+    }
+    opal_atomic_lock_init(&req->hcopy_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+    req->hcopy_dst = mapped;
+    PART_UCX_VERBOSE(10, "send to rank %d tag %d: GPU partitions copied by this host",
+                     req->peer, req->tag);
+}
+
+/* Host copy of partitions first + i (bit i of `bits`): one copy per run of
+ * adjacent ones where both sides are contiguous. */
+static void mca_part_ucx_hcopy_bits(mca_part_ucx_request_t *req, size_t first, uint64_t bits,
+                                    bool join)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+    size_t rstride = req->remote_stride ? req->remote_stride : req->part_bytes;
+    size_t cap = mca_part_ucx_join_cap(req), i, n;
+    struct mca_part_ucx_hcopy_run_t *r;
+    void *event = NULL;
+
+    while (bits) {
+        i = mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
+        opal_atomic_lock(&req->hcopy_lock); /* stream order = ring order */
+        if (0 != mca_part_ucx_device_event_get(&event) ||
+            0 != gpu->copy(req->hcopy_dst + (first + i) * rstride,
+                           req->data + (first + i) * req->stride, n * req->part_bytes,
+                           req->hcopy_stream) ||
+            0 != gpu->event_record(event, req->hcopy_stream)) {
+            opal_atomic_unlock(&req->hcopy_lock);
+            PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
+            if (NULL != event) {
+                mca_part_ucx_device_event_put(event);
+            }
+            mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+            opal_atomic_add_fetch_64(&req->ops_done, 2 * (int64_t) n);
+            continue;
+        }
+        r = &req->hcopy_runs[req->hcopy_tail++ % req->parts];
+        r->event = event;
+        r->first = first;
+        r->bits = ((n < 64) ? ((UINT64_C(1) << n) - 1) : ~UINT64_C(0)) << i;
+        opal_atomic_unlock(&req->hcopy_lock);
+    }
+}
+
+/* Arrivals of the runs whose copies are done, in stream order. */
+static void mca_part_ucx_hcopy_progress(mca_part_ucx_request_t *req)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+    struct mca_part_ucx_hcopy_run_t r;
+    int done;
+
+    while (req->hcopy_head != req->hcopy_tail && opal_atomic_trylock(&req->hcopy_lock) == 0) {
+        r = req->hcopy_runs[req->hcopy_head % req->parts];
+        done = (req->hcopy_head != req->hcopy_tail) ? gpu->event_query(r.event) : 0;
+        if (0 != done) {
+            ++req->hcopy_head;
+        }
+        opal_atomic_unlock(&req->hcopy_lock);
+        if (0 == done) {
+            return;
+        }
+        mca_part_ucx_device_event_put(r.event);
+        if (done < 0) {
+            PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
+            mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+            opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(r.bits));
+            continue;
+        }
+        mca_part_ucx_send_arrivals(req, r.first, r.bits);
+    }
+}
+
 /* The partitions first + i (bit i of `bits`) as active messages: runs of
  * adjacent ones in one message each where both sides are contiguous and
  * one worker carries everything (several spread partitions over rails). */
@@ -219,6 +311,10 @@ static void mca_part_ucx_send_am_bits(mca_part_ucx_request_t *req, size_t first,
                 1 == mca_part_ucx_module.num_workers;
     size_t cap = mca_part_ucx_join_cap(req), i, n;
 
+    if (NULL != req->hcopy_dst) {
+        mca_part_ucx_hcopy_bits(req, first, bits, join);
+        return;
+    }
     while (bits) {
         i = mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
         mca_part_ucx_send_am(req, first + i, n);
@@ -486,6 +582,9 @@ bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
     if (NULL != req->dev) {
         mca_part_ucx_dev_progress(req); /* partitions kernels marked ready */
     }
+    if (NULL != req->hcopy_dst) {
+        mca_part_ucx_hcopy_progress(req);
+    }
     if (req->queued > 0 && mca_part_ucx_receiver_ready(req)) {
         mca_part_ucx_issue(req, 0, req->parts - 1);
     }
@@ -594,6 +693,17 @@ void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
     OPAL_THREAD_LOCK(&m->lock);
     mca_part_ucx_block_free(&req->rtr_block);
     OPAL_THREAD_UNLOCK(&m->lock);
+    if (NULL != req->hcopy_dst) {
+        /* a failed epoch may leave copies behind: they must not outlive the buffer */
+        for (; req->hcopy_head != req->hcopy_tail; ++req->hcopy_head) {
+            void *event = req->hcopy_runs[req->hcopy_head % req->parts].event;
+            while (0 == mca_part_ucx_device()->event_query(event)) {
+            }
+            mca_part_ucx_device_event_put(event);
+        }
+        mca_part_ucx_device_stream_put(req->hcopy_stream);
+        free(req->hcopy_runs);
+    }
     free((void *) req->part_state);
     free(req->flag_values);
     free(req->am_hdrs);
