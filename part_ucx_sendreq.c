@@ -220,6 +220,18 @@ struct mca_part_ucx_hcopy_run_t {
 static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first,
                                        uint64_t copied);
 
+/* The device plugin loaded and a stream in its pool before the first epoch:
+ * both cost tens of microseconds the first time, which would otherwise fall
+ * on the first MPIX_Pbuf_prepare or MPI_Wait of a GPU send. */
+static void mca_part_ucx_send_hcopy_warm(void)
+{
+    void *stream;
+
+    if (NULL != mca_part_ucx_device() && 0 == mca_part_ucx_device_stream_get(&stream)) {
+        mca_part_ucx_device_stream_put(stream);
+    }
+}
+
 void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped)
 {
     if (!mca_part_ucx_component.gpu_host_copy || 0 == req->part_bytes ||
@@ -632,6 +644,9 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
         return OMPI_SUCCESS;
     }
 
+    if (req->device && mca_part_ucx_component.gpu_host_copy) {
+        mca_part_ucx_send_hcopy_warm();
+    }
     proc = ompi_comm_peer_lookup(comm, dst);
     req->remote = mca_part_ucx_peer_get(proc);
     if (NULL == req->remote) {
