@@ -259,12 +259,16 @@ static void mca_part_ucx_hcopy_bits(mca_part_ucx_request_t *req, size_t first, u
     size_t rstride = req->remote_stride ? req->remote_stride : req->part_bytes;
     size_t cap = mca_part_ucx_join_cap(req), i, n;
     struct mca_part_ucx_hcopy_run_t *r;
-    void *event = NULL;
+    void *event;
 
     while (bits) {
         i = mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
+        event = NULL;
         opal_atomic_lock(&req->hcopy_lock); /* stream order = ring order */
-        if (0 != mca_part_ucx_device_event_get(&event) ||
+        if (0 != mca_part_ucx_device_event_get(&event)) {
+            event = NULL; /* none to give back */
+        }
+        if (NULL == event ||
             0 != gpu->copy(req->hcopy_dst + (first + i) * rstride,
                            req->data + (first + i) * req->stride, n * req->part_bytes,
                            req->hcopy_stream) ||
