@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int t_failures = 0;
 
@@ -98,6 +99,31 @@ static inline void t_strided_check(const int32_t *rbuf, int src, int e, int q, i
 }
 
 /* Every rank's failures decide the exit status of every rank. */
+/* t_strided and g_strided: -p SENDER_PARTS -q RECEIVER_PARTS -n INTS per
+ * sender partition -s SENDER_GAP -r RECEIVER_GAP -e EPOCHS; 0, or 2 on an
+ * unknown option. */
+typedef struct {
+    int sparts, rparts, ints, sgap, rgap, epochs;
+} t_strided_opts_t;
+
+static inline int t_strided_options(int argc, char **argv, t_strided_opts_t *o)
+{
+    int opt;
+
+    while ((opt = getopt(argc, argv, "p:q:n:s:r:e:")) != -1) {
+        switch (opt) {
+        case 'p': o->sparts = atoi(optarg); break;
+        case 'q': o->rparts = atoi(optarg); break;
+        case 'n': o->ints = atoi(optarg); break;
+        case 's': o->sgap = atoi(optarg); break;
+        case 'r': o->rgap = atoi(optarg); break;
+        case 'e': o->epochs = atoi(optarg); break;
+        default: return 2;
+        }
+    }
+    return 0;
+}
+
 static inline int t_finish(const char *name)
 {
     int total = 0, rank;

@@ -12,18 +12,12 @@
 
 int main(int argc, char **argv)
 {
-    int sparts = 8, rparts = 8, ints = 1024, sgap = 3, rgap = 5, epochs = 50, opt, rank, size;
-    while ((opt = getopt(argc, argv, "p:q:n:s:r:e:")) != -1) {
-        switch (opt) {
-        case 'p': sparts = atoi(optarg); break;
-        case 'q': rparts = atoi(optarg); break;
-        case 'n': ints = atoi(optarg); break;
-        case 's': sgap = atoi(optarg); break;
-        case 'r': rgap = atoi(optarg); break;
-        case 'e': epochs = atoi(optarg); break;
-        default: return 2;
-        }
+    t_strided_opts_t o = {8, 8, 1024, 3, 5, 50};
+    if (0 != t_strided_options(argc, argv, &o)) {
+        return 2;
     }
+    int sparts = o.sparts, rparts = o.rparts, ints = o.ints, sgap = o.sgap, rgap = o.rgap,
+        epochs = o.epochs, rank, size;
     (void) g_select_gpu();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
