@@ -189,10 +189,6 @@ static void mca_part_ucx_rndv_done(void *op, ucs_status_t status, size_t length,
     ucp_request_free(op);
 }
 
-/* An am-transfer partition: accepted only for a live receive of this
- * epoch, at a partition index and length the setup agreed on; nothing is
- * written otherwise. Small ones are copied here, large ones fetched
- * zero-copy by UCX's rendezvous (CMA between processes of a node). */
 /* Whether a partition message is for a live receive of this epoch, at
  * partitions and a length the setup agreed on: arrivals of partitions a
  * kernel stored (header only, exposed buffers), or the data of `count`
@@ -217,6 +213,10 @@ static bool mca_part_ucx_recv_hdr_ok(const mca_part_ucx_request_t *req,
            length == hdr->count * (req->total_bytes / req->remote_parts);
 }
 
+/* An am-transfer partition: accepted only for a live receive of this
+ * epoch, at a partition index and length the setup agreed on; nothing is
+ * written otherwise. Small ones are copied here, large ones fetched
+ * zero-copy by UCX's rendezvous (CMA between processes of a node). */
 ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
                                     void *data, size_t length, bool rndv)
 {
@@ -432,6 +432,23 @@ static bool mca_part_ucx_recv_exposable(const mca_part_ucx_request_t *req,
 
 /* Register what the sender may write, answer it, and tell it we are ready
  * if MPI_Start came first. A size mismatch fails both sides. */
+/* Arrival flags in shared memory registered for the GPU, which the
+ * sender's kernels may set (kernel copy). Where the registration is
+ * refused the buffer stays exposed and the host sends the arrivals into
+ * flags of the mapped pool instead. */
+static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t parts)
+{
+    int rc = mca_part_ucx_block_alloc(parts * sizeof(uint64_t), &req->flags_block);
+
+    if (OMPI_SUCCESS == rc &&
+        OMPI_SUCCESS != (rc = mca_part_ucx_block_device_map(&req->flags_block))) {
+        PART_UCX_VERBOSE(5, "receive from rank %d tag %d: shared flags cannot be mapped "
+                         "for the GPU", req->peer, req->tag);
+        mca_part_ucx_block_free(&req->flags_block);
+    }
+    return rc;
+}
+
 int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
@@ -464,17 +481,7 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
          * where the sender's kernels may store partitions here (exposed),
          * in shared memory, so that they set the flags themselves. */
         exposable = mca_part_ucx_recv_exposable(req, msg);
-        rc = OMPI_ERROR;
-        if (exposable &&
-            OMPI_SUCCESS == mca_part_ucx_block_alloc(msg->parts * sizeof(uint64_t),
-                                                     &req->flags_block) &&
-            OMPI_SUCCESS != (rc = mca_part_ucx_block_device_map(&req->flags_block))) {
-            /* The buffer stays exposed (kernel copy); the host sends the
-             * arrivals into flags of the mapped pool. */
-            PART_UCX_VERBOSE(5, "receive from rank %d tag %d: shared flags cannot be mapped "
-                             "for the GPU", req->peer, req->tag);
-            mca_part_ucx_block_free(&req->flags_block);
-        }
+        rc = exposable ? mca_part_ucx_recv_shared_flags(req, msg->parts) : OMPI_ERROR;
         if (OMPI_SUCCESS != rc) {
             rc = (req->am && req->device)
                      ? mca_part_ucx_block_alloc_mapped(msg->parts * sizeof(uint64_t),

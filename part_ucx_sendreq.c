@@ -94,6 +94,12 @@ static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const voi
     }
 }
 
+/* How far apart the receiver's partitions are (packed: one partition). */
+static size_t mca_part_ucx_remote_stride(const mca_part_ucx_request_t *req)
+{
+    return req->remote_stride ? req->remote_stride : req->part_bytes;
+}
+
 /* Take the next run out of *bits: its lowest set bit i (returned) and the
  * *n adjacent set bits from there that may move together (`join`), up to
  * `cap` bytes of `unit` each. */
@@ -256,7 +262,7 @@ static void mca_part_ucx_hcopy_bits(mca_part_ucx_request_t *req, size_t first, u
                                     bool join)
 {
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
-    size_t rstride = req->remote_stride ? req->remote_stride : req->part_bytes;
+    size_t rstride = mca_part_ucx_remote_stride(req);
     size_t cap = mca_part_ucx_join_cap(req), i, n;
     struct mca_part_ucx_hcopy_run_t *r;
     void *event;
@@ -298,10 +304,11 @@ static void mca_part_ucx_hcopy_progress(mca_part_ucx_request_t *req)
     int done;
 
     while (req->hcopy_head != req->hcopy_tail && opal_atomic_trylock(&req->hcopy_lock) == 0) {
-        r = req->hcopy_runs[req->hcopy_head % req->parts];
-        done = (req->hcopy_head != req->hcopy_tail) ? gpu->event_query(r.event) : 0;
-        if (0 != done) {
-            ++req->hcopy_head;
+        done = 0;
+        if (req->hcopy_head != req->hcopy_tail) { /* again, under the lock */
+            r = req->hcopy_runs[req->hcopy_head % req->parts];
+            done = gpu->event_query(r.event);
+            req->hcopy_head += (0 != done);
         }
         opal_atomic_unlock(&req->hcopy_lock);
         if (0 == done) {
@@ -381,7 +388,7 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
  * everything. */
 static void mca_part_ucx_put_data(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
 {
-    size_t rstride = req->remote_stride ? req->remote_stride : req->part_bytes;
+    size_t rstride = mca_part_ucx_remote_stride(req);
     bool join = req->stride == req->part_bytes && rstride == req->part_bytes &&
                 1 == mca_part_ucx_module.num_workers;
     size_t cap = mca_part_ucx_join_cap(req), n, p;
