@@ -125,8 +125,9 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc;
     mca_part_ucx_request_t *req;
     mca_part_ucx_coll_t *c;
-    opal_timer_t t[4]; /* where the time of an init goes, for part_ucx_verbose >= 10 */
+    opal_timer_t t[5]; /* where the time of an init goes, for part_ucx_verbose >= 10 */
 
+    t[4] = opal_timer_base_get_usec();
     req = OBJ_NEW(mca_part_ucx_request_t);
     c = calloc(1, sizeof(*c));
     if (NULL == req || NULL == c) {
@@ -219,9 +220,10 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         (void) r->req_free(&r);
         return (rc < 0) ? MPI_ERR_INTERN : rc;
     }
-    PART_UCX_VERBOSE(10, "collective %d: %llu us (GPU setup %llu, schedule %llu, "
-                     "scratch and channels %llu)", (int) kind,
-                     (unsigned long long) (t[3] - t[0]), (unsigned long long) (t[1] - t[0]),
+    PART_UCX_VERBOSE(10, "collective %d: %llu us (request and buffers %llu, GPU setup %llu, "
+                     "schedule %llu, scratch and channels %llu)", (int) kind,
+                     (unsigned long long) (t[3] - t[4]), (unsigned long long) (t[0] - t[4]),
+                     (unsigned long long) (t[1] - t[0]),
                      (unsigned long long) (t[2] - t[1]), (unsigned long long) (t[3] - t[2]));
     PART_UCX_VERBOSE(10, "collective %d on %d ranks: %d channels, %d steps, %d partitions "
                      "in %zu transport partitions", (int) kind, n, c->nchans, c->nsteps,
