@@ -35,11 +35,16 @@ __global__ void compute(float *x, int it, int r)
     x[i] = val(i, r, it);
 }
 
+/* -DBENCH_PREADY=block|warp|thread: an explicit aggregation level instead
+ * of the automatic one (every block here lies in one partition). */
+#ifndef BENCH_PREADY
+#define BENCH_PREADY MPIX_Pready
+#endif
 __global__ void compute_pready(float *x, int it, int r, int bpp, MPIX_Prequest preq)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, it);
-    MPIX_Pready(blockIdx.x / bpp, preq);
+    BENCH_PREADY(blockIdx.x / bpp, preq);
 }
 
 static int iters_for(size_t bytes)
@@ -95,7 +100,13 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
     }
     report("traditional", grid, t, iters);
 
-    /* partitioned, device MPIX_Pready */
+    /* partitioned, device MPIX_Pready; BENCH_KERNEL_TIME: also the kernel's
+     * own time with and without MPIX_Pready (CUDA events) */
+    bool ktime = NULL != getenv("BENCH_KERNEL_TIME");
+    float kpready = 0;
+    cudaEvent_t k0, k1;
+    CUDA(cudaEventCreate(&k0));
+    CUDA(cudaEventCreate(&k1));
     MPI_Info info;
     char threads[32];
     MPI_Request req;
@@ -112,16 +123,39 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         double t0 = MPI_Wtime();
         MPI_Start(&req);
         if (NULL == preq) MPIX_Prequest_create(req, &preq);
+        if (ktime) CUDA(cudaEventRecord(k0, s));
         compute_pready<<<grid, 1024, 0, s>>>(x, it + 1, rank, bpp, preq);
+        if (ktime) CUDA(cudaEventRecord(k1, s));
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         CUDA(cudaStreamSynchronize(s));
+        if (ktime && it >= 0) {
+            float ms;
+            CUDA(cudaEventElapsedTime(&ms, k0, k1));
+            kpready += ms;
+        }
         if (it >= 0) t += MPI_Wtime() - t0;
         else check(y, n, it + 1, "partitioned");
     }
     report("partitioned", grid, t, iters);
+    if (ktime) { /* the same kernel without MPIX_Pready, alone */
+        float ms, kplain = 0;
+        for (int it = 0; it < iters; ++it) {
+            CUDA(cudaEventRecord(k0, s));
+            compute<<<grid, 1024, 0, s>>>(x, it + 1, rank);
+            CUDA(cudaEventRecord(k1, s));
+            CUDA(cudaEventSynchronize(k1));
+            CUDA(cudaEventElapsedTime(&ms, k0, k1));
+            kplain += ms;
+        }
+        if (0 == rank)
+            printf("gkernel,compute,%d,%d,%.3f,us\ngkernel,compute_pready,%d,%d,%.3f,us\n", grid,
+                   size, 1e3 * kplain / iters, grid, size, 1e3 * kpready / iters);
+    }
     MPIX_Prequest_free(&preq);
     MPI_Request_free(&req);
 
+    CUDA(cudaEventDestroy(k0));
+    CUDA(cudaEventDestroy(k1));
 #ifdef HAVE_NCCL
     if (NULL != nccl) {
         t = 0;
