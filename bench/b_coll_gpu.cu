@@ -8,6 +8,9 @@
  *     nccl         kernel, ncclAllReduce on the same stream, synchronize
  *                  (where NCCL accepts the ranks' GPUs; not two ranks on one)
  *   b_coll_gpu overhead          MPIX_Pallreduce_init on GPU buffers
+ * BENCH_KERNEL_TIME=1 adds rows gkernel,compute|compute_pready: the kernel's
+ * own time (CUDA events) without and with MPIX_Pready; -DBENCH_PREADY=
+ * MPIX_Pready_block (or _warp, _thread) builds it with that level.
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
