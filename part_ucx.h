@@ -72,6 +72,7 @@ typedef struct mca_part_ucx_component_t {
     int device_copy;                /* mca_part_ucx_device_copy_t */
     int allreduce_algorithm;        /* mca_part_ucx_allreduce_t */
     int allreduce_small;            /* bytes per partition for recursive doubling */
+    int allreduce_ring_two;         /* two ranks, host buffers: ring from these bytes */
     int coll_transport_bytes;       /* collectives: smaller user partitions are grouped */
     int coll_transport_bytes_gpu;   /* the same on GPU buffers */
     int join_bytes;                 /* adjacent ready partitions per message/put, bytes */

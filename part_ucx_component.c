@@ -50,6 +50,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO,
     .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
     .allreduce_small = 4096,
+    .allreduce_ring_two = 256 << 10,
     .coll_transport_bytes = 4096,
     .coll_transport_bytes_gpu = 4 << 20,
     .join_bytes = 1 << 20,
@@ -144,8 +145,9 @@ static int mca_part_ucx_component_register(void)
         "Schedule of MPIX_Pallreduce_init: ring (reduce-scatter + allgather, "
         "bandwidth-optimal), recursive_doubling (log2(n) whole-partition exchanges, "
         "latency-optimal; ranks beyond a power of two fold in), or auto (recursive "
-        "doubling up to part_ucx_allreduce_small bytes per partition and always on "
-        "two ranks, ring above)",
+        "doubling up to part_ucx_allreduce_small bytes per partition, ring above; on "
+        "two ranks recursive doubling below part_ucx_allreduce_ring_two bytes per "
+        "partition and on GPU buffers, ring from there on host buffers)",
         MCA_BASE_VAR_TYPE_INT, ar_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_algorithm);
     OBJ_RELEASE(ar_enum);
@@ -154,6 +156,13 @@ static int mca_part_ucx_component_register(void)
         "schedule is recursive doubling",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_small);
+    (void) mca_base_component_var_register(c, "allreduce_ring_two",
+        "Two ranks, host buffers: smallest partition (bytes) for which the automatic "
+        "MPIX_Pallreduce_init schedule is the ring, whose two steps each reduce half "
+        "of a partition, where recursive doubling reduces all of it in one step "
+        "(0: recursive doubling at every size)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_ring_two);
 
     (void) mca_base_component_var_register(c, "coll_transport_bytes",
         "Partitioned collectives move transport partitions, distinct from the "
