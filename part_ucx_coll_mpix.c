@@ -59,7 +59,11 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
     }
     if (need_op) {
         char *msg = NULL;
-        bool ok = NULL != op && MPI_OP_NULL != op && ompi_op_is_commute(op) &&
+        /* MPI_REPLACE and MPI_NO_OP are for accumulate operations only
+         * (MPI 4.0 §12.3.4); Open MPI's op framework defines them on every
+         * type, for one-sided communication. */
+        bool ok = NULL != op && MPI_OP_NULL != op && MPI_REPLACE != op && MPI_NO_OP != op &&
+                  ompi_op_is_commute(op) &&
                   ompi_op_is_valid(op, dtype, &msg, "partitioned reduction");
         if (NULL != msg) {
             PART_UCX_VERBOSE(5, "%s", msg);
