@@ -56,6 +56,12 @@ typedef enum {
 } mca_part_ucx_device_copy_t;
 
 typedef enum {
+    MCA_PART_UCX_RTR_AUTO,
+    MCA_PART_UCX_RTR_PUT,
+    MCA_PART_UCX_RTR_AM
+} mca_part_ucx_rtr_t;
+
+typedef enum {
     MCA_PART_UCX_ALLREDUCE_AUTO,
     MCA_PART_UCX_ALLREDUCE_RING,
     MCA_PART_UCX_ALLREDUCE_RD
@@ -69,6 +75,7 @@ typedef struct mca_part_ucx_component_t {
     int num_workers;
     int parrived_progress_interval;
     int transfer;
+    int rtr;                        /* mca_part_ucx_rtr_t */
     int device_copy;                /* mca_part_ucx_device_copy_t */
     int allreduce_algorithm;        /* mca_part_ucx_allreduce_t */
     int allreduce_small;            /* bytes per partition for recursive doubling */
@@ -101,6 +108,11 @@ typedef struct mca_part_ucx_module_t {
     mca_part_ucx_link_t unexpected;     /* setup records waiting for a receive */
     mca_part_ucx_link_t active;         /* requests the progress function polls */
     opal_atomic_int32_t num_active;
+    /* Whether UCX has a transport that does RMA by itself, to a peer of this
+     * node (shared memory) and of another (RDMA); where it has none it
+     * emulates puts over active messages (tcp: ~20 us a put, 8 an active
+     * message, as both need the target's progress). */
+    bool rma_local, rma_remote;
     bool initialized;
 } mca_part_ucx_module_t;
 

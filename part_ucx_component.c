@@ -47,6 +47,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .num_workers = 1,
     .parrived_progress_interval = 64,
     .transfer = MCA_PART_UCX_TRANSFER_AUTO,
+    .rtr = MCA_PART_UCX_RTR_AUTO,
     .device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO,
     .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
     .allreduce_small = 4096,
@@ -71,6 +72,13 @@ static const mca_base_var_enum_value_t mca_part_ucx_device_copy_values[] = {
     {MCA_PART_UCX_DEVICE_COPY_AUTO, "auto"},
     {MCA_PART_UCX_DEVICE_COPY_PROGRESS, "progress"},
     {MCA_PART_UCX_DEVICE_COPY_KERNEL, "kernel"},
+    {0, NULL}
+};
+
+static const mca_base_var_enum_value_t mca_part_ucx_rtr_values[] = {
+    {MCA_PART_UCX_RTR_AUTO, "auto"},
+    {MCA_PART_UCX_RTR_PUT, "put"},
+    {MCA_PART_UCX_RTR_AM, "am"},
     {0, NULL}
 };
 
@@ -118,11 +126,25 @@ static int mca_part_ucx_component_register(void)
         "adjacent partitions ready together (part_ucx_join_bytes), copied "
         "or fetched zero-copy into place by the receiver, which sets the flag), or "
         "auto (am between processes of one node, where UCX 1.13 has no RMA into "
-        "user memory and emulates it; put elsewhere). GPU buffers always move as "
-        "am: UCX 1.13 RMA cannot reach them zero-copy",
+        "user memory and emulates it, and to other nodes where no RDMA transport "
+        "(rc, dc) is there to do the puts; put elsewhere). GPU buffers always move "
+        "as am: UCX 1.13 RMA cannot reach them zero-copy",
         MCA_BASE_VAR_TYPE_INT, transfer_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.transfer);
     OBJ_RELEASE(transfer_enum);
+
+    mca_base_var_enum_t *rtr_enum = NULL;
+    (void) mca_base_var_enum_create("part_ucx_rtr", mca_part_ucx_rtr_values, &rtr_enum);
+    (void) mca_base_component_var_register(c, "rtr",
+        "How a receiver tells the sender it is ready for an epoch: put (into the "
+        "sender's word, no sender involvement where a transport does RMA), am (an "
+        "active message the sender's progress writes into that word), or auto (am "
+        "where UCX would emulate the put, which costs a round trip: no shared "
+        "memory to a peer of this node, no RDMA to one of another; put elsewhere). "
+        "GPU buffers always use put: kernels wait on the word without the host",
+        MCA_BASE_VAR_TYPE_INT, rtr_enum, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.rtr);
+    OBJ_RELEASE(rtr_enum);
 
     mca_base_var_enum_t *copy_enum = NULL;
     (void) mca_base_var_enum_create("part_ucx_device_copy", mca_part_ucx_device_copy_values,

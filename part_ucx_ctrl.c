@@ -142,6 +142,26 @@ static ucs_status_t mca_part_ucx_data_cb(void *arg, const void *header, size_t h
                                   param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
 }
 
+/* A ready-to-receive: written into the send request's word right away, as
+ * the put it stands for would have written it. */
+static ucs_status_t mca_part_ucx_rtr_cb(void *arg, const void *header, size_t header_length,
+                                        void *data, size_t length,
+                                        const ucp_am_recv_param_t *param)
+{
+    (void) data;
+    (void) length;
+    if (header_length != sizeof(mca_part_ucx_rtr_msg_t) ||
+        (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        PART_UCX_ERROR("malformed ready-to-receive message dropped");
+        if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+            ucp_am_data_release((ucp_worker_h) arg, data);
+        }
+        return UCS_OK;
+    }
+    mca_part_ucx_send_rtr_arrived(header);
+    return UCS_OK;
+}
+
 static int mca_part_ucx_set_am_handler(ucp_worker_h worker, unsigned id, ucp_am_recv_callback_t cb,
                                        void *arg)
 {
@@ -170,6 +190,9 @@ int mca_part_ucx_ctrl_init(void)
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_set_am_handler(w0, MCA_PART_UCX_AM_ACK, mca_part_ucx_am_cb,
                                          (void *) (uintptr_t) MCA_PART_UCX_AM_ACK);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_set_am_handler(w0, MCA_PART_UCX_AM_RTR, mca_part_ucx_rtr_cb, w0);
     }
     for (i = 0; OMPI_SUCCESS == rc && i < mca_part_ucx_module.num_workers; ++i) {
         rc = mca_part_ucx_set_am_handler(mca_part_ucx_module.workers[i], MCA_PART_UCX_AM_DATA,

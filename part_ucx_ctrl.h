@@ -26,6 +26,7 @@ BEGIN_C_DECLS
 #define MCA_PART_UCX_AM_SETUP 0x5043 /* sender -> receiver */
 #define MCA_PART_UCX_AM_ACK   0x5044 /* receiver -> sender */
 #define MCA_PART_UCX_AM_DATA  0x5045 /* sender -> receiver, am transfer only */
+#define MCA_PART_UCX_AM_RTR   0x5046 /* receiver -> sender, where a put would be emulated */
 
 #define MCA_PART_UCX_MAX_RKEY 1024
 
@@ -88,6 +89,14 @@ typedef struct mca_part_ucx_data_hdr_t {
     uint64_t copied;                /* bit i: a kernel already stored partition
                                      * part + i; only arrivals, no data */
 } mca_part_ucx_data_hdr_t;
+
+/* Receiver -> sender: ready for `epoch`, by active message where UCX has no
+ * transport that puts it into the sender's word by itself. */
+typedef struct mca_part_ucx_rtr_msg_t {
+    int32_t sreq_id;
+    uint32_t sreq_cookie;
+    uint64_t epoch;
+} mca_part_ucx_rtr_msg_t;
 
 int mca_part_ucx_ctrl_init(void);
 void mca_part_ucx_ctrl_fini(void);

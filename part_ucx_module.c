@@ -60,6 +60,43 @@ static int mca_part_ucx_context_init(void)
     return OMPI_SUCCESS;
 }
 
+/* Transports of the context, read from ucp_context_print_info's resource
+ * lines ("# resource 3 : md 2 dev 3 flags -- sysv/memory") as
+ * opal_common_ucx_support_level reads them. */
+static void mca_part_ucx_scan_transports(mca_part_ucx_module_t *m)
+{
+    static const char *const shm[] = {"sysv", "posix", "xpmem", "cma", "knem", NULL};
+    static const char *const rdma[] = {"rc_verbs", "rc_mlx5", "dc_mlx5", NULL};
+    char *buffer = NULL, line[256], tl[64];
+    size_t size = 0;
+    FILE *stream = open_memstream(&buffer, &size);
+    int i;
+
+    m->rma_local = m->rma_remote = true; /* unknown: as UCX 1.13 would do */
+    if (NULL == stream) {
+        return;
+    }
+    ucp_context_print_info(m->context, stream);
+    fflush(stream);
+    m->rma_local = m->rma_remote = false;
+    rewind(stream);
+    while (NULL != fgets(line, sizeof(line), stream)) {
+        if (1 != sscanf(line, "# resource %*d : md %*d dev %*d flags -- %63[^/ \n\r]", tl)) {
+            continue;
+        }
+        for (i = 0; NULL != shm[i]; ++i) {
+            m->rma_local = m->rma_local || 0 == strcmp(tl, shm[i]);
+        }
+        for (i = 0; NULL != rdma[i]; ++i) {
+            m->rma_remote = m->rma_remote || 0 == strcmp(tl, rdma[i]);
+        }
+    }
+    fclose(stream);
+    free(buffer);
+    PART_UCX_VERBOSE(5, "RMA without the target's progress: this node %s, other nodes %s",
+                     m->rma_local ? "yes" : "no", m->rma_remote ? "yes" : "no");
+}
+
 static int mca_part_ucx_workers_init(void)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
@@ -108,6 +145,7 @@ int mca_part_ucx_module_init(bool enable_mpi_threads)
 
     rc = mca_part_ucx_context_init();
     if (OMPI_SUCCESS == rc) {
+        mca_part_ucx_scan_transports(m);
         rc = mca_part_ucx_workers_init();
     }
     if (OMPI_SUCCESS == rc) {

@@ -144,8 +144,14 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req)
 
     mca_part_ucx_op_release(&req->rtr_op);
     req->rtr_value = req->epoch;
-    op = ucp_put_nbx(req->remote->eps[0], &req->rtr_value, sizeof(req->rtr_value),
-                     req->remote_rtr, req->rtr_rkey, &param);
+    if (req->rtr_am) {
+        req->rtr_msg.epoch = req->epoch;
+        op = ucp_am_send_nbx(req->remote->eps[0], MCA_PART_UCX_AM_RTR, &req->rtr_msg,
+                             sizeof(req->rtr_msg), NULL, 0, &param);
+    } else {
+        op = ucp_put_nbx(req->remote->eps[0], &req->rtr_value, sizeof(req->rtr_value),
+                         req->remote_rtr, req->rtr_rkey, &param);
+    }
     if (UCS_PTR_IS_ERR(op)) {
         PART_UCX_ERROR("ready-to-receive to rank %d failed: %s", req->peer,
                        ucs_status_string(UCS_PTR_STATUS(op)));
@@ -416,8 +422,36 @@ static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_
     case MCA_PART_UCX_TRANSFER_PUT:
         return false;
     default:
+        /* puts to another node only where RDMA does them: over tcp UCX
+         * emulates each put, data and flag, with a round trip */
         proc = ompi_proc_for_name(msg->sender);
-        return NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
+        return (NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) ||
+               !mca_part_ucx_module.rma_remote;
+    }
+}
+
+/* The ready-to-receive as an active message where a put would be emulated
+ * (no shared memory to a peer of this node, no RDMA to one of another),
+ * unless kernels read the word themselves (GPU buffers: kernel copy waits
+ * on it without the host). */
+static bool mca_part_ucx_rtr_by_am(const mca_part_ucx_request_t *req,
+                                   const mca_part_ucx_setup_msg_t *msg)
+{
+    opal_proc_t *proc;
+
+    if (req->device || msg->src_device) {
+        return false;
+    }
+    switch (mca_part_ucx_component.rtr) {
+    case MCA_PART_UCX_RTR_AM:
+        return true;
+    case MCA_PART_UCX_RTR_PUT:
+        return false;
+    default:
+        proc = ompi_proc_for_name(msg->sender);
+        return (NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags))
+                   ? !mca_part_ucx_module.rma_local
+                   : !mca_part_ucx_module.rma_remote;
     }
 }
 
@@ -476,6 +510,12 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         req->remote_parts = msg->parts;
         req->remote_rtr = msg->rtr_addr;
         req->am = mca_part_ucx_use_am(req, msg);
+        req->rtr_am = mca_part_ucx_rtr_by_am(req, msg);
+        req->rtr_msg.sreq_id = msg->sreq_id;
+        req->rtr_msg.sreq_cookie = msg->sreq_cookie;
+        PART_UCX_VERBOSE(10, "receive from rank %d tag %d: data by %s, ready-to-receive by %s",
+                         req->peer, req->tag, req->am ? "active message" : "put",
+                         req->rtr_am ? "active message" : "put");
         /* GPU buffers: the am transfer sets flags locally; keep them where
          * kernels (MPIX_Parrived) can read them too: pinned and mapped, and
          * where the sender's kernels may store partitions here (exposed),

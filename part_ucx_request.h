@@ -122,6 +122,8 @@ struct mca_part_ucx_request_t {
     volatile uint64_t *unpacked;    /* non-contiguous: epoch each partition was unpacked */
     uint64_t rtr_value;             /* put source for the ready-to-receive */
     void *rtr_op;                   /* outstanding RTR put, NULL when none */
+    bool rtr_am;                    /* receive: RTR as a message (mca_part_ucx_rtr_by_am) */
+    mca_part_ucx_rtr_msg_t rtr_msg; /* its source */
 };
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
@@ -155,6 +157,8 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
 int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request);
 int mca_part_ucx_send_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req);
+/* A ready-to-receive message (from an AM callback). */
+void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg);
 /* GPU data by rendezvous where `mapped` is the receiver's buffer mapped
  * here: copy partitions with the GPU instead (part_ucx_gpu_host_copy). */
 void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped);

@@ -590,6 +590,22 @@ int mca_part_ucx_send_start(mca_part_ucx_request_t *req)
     return OMPI_SUCCESS;
 }
 
+void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg)
+{
+    mca_part_ucx_request_t *req = mca_part_ucx_request_lookup(msg->sreq_id);
+    volatile uint64_t *word;
+
+    if (NULL == req || MCA_PART_UCX_SEND != req->kind || req->cookie != msg->sreq_cookie ||
+        NULL == req->rtr_block.addr) {
+        PART_UCX_ERROR("ready-to-receive for no live send dropped");
+        return;
+    }
+    word = req->rtr_block.addr;
+    if (msg->epoch > *word) { /* epochs only grow: a late message changes nothing */
+        *word = msg->epoch;
+    }
+}
+
 void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req)
 {
     opal_atomic_wmb();
