@@ -27,21 +27,20 @@ static int small(int rank, int e, int p, int j, int op_prod)
 }
 
 /* Element j of a buffer of C type T: set from an int, compare by value. */
-#define T_SCALAR(NAME, T)                                                              \
-    static void set_##NAME(void *b, size_t j, int v) { ((T *) b)[j] = (T) v; }         \
+#define T_EQ(NAME, T)                                                                  \
     static bool eq_##NAME(const void *a, const void *b, size_t j)                      \
     {                                                                                  \
         return ((const T *) a)[j] == ((const T *) b)[j];                               \
     }
+#define T_SCALAR(NAME, T)                                                              \
+    static void set_##NAME(void *b, size_t j, int v) { ((T *) b)[j] = (T) v; }         \
+    T_EQ(NAME, T)
 #define T_COMPLEX(NAME, T, R)                                                          \
     static void set_##NAME(void *b, size_t j, int v)                                   \
     {                                                                                  \
         ((T *) b)[j] = (R) (v % 3) + (R) (v / 5) * I;                                  \
     }                                                                                  \
-    static bool eq_##NAME(const void *a, const void *b, size_t j)                      \
-    {                                                                                  \
-        return ((const T *) a)[j] == ((const T *) b)[j];                               \
-    }
+    T_EQ(NAME, T)
 /* Pairs for MAXLOC/MINLOC: the value, and the rank as the index. */
 #define T_PAIR(NAME, T, V)                                                             \
     static void set_##NAME(void *b, size_t j, int v)                                   \
