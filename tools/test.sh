@@ -47,6 +47,7 @@ build_log=$BUILD/build.log
 build_failed=()
 for src in "$PART_UCX_SRC"/tests/cpu/*.c; do
     exe=$BUILD/$(basename "$src" .c)
+    rm -f "$exe" # a program that no longer compiles must not run as it was
     if ! mpicc -O2 -g -Wall -Wextra -Werror -pthread -o "$exe" "$src" >>"$build_log" 2>&1; then
         build_failed+=("$(basename "$src")")
     fi
@@ -59,6 +60,7 @@ if [ "$part_ucx_use_cuda" = yes ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
         exe=$BUILD/$(basename "$src" .cu)
         ucx_libs=   # u_* tests call UCP themselves
         [[ $(basename "$src") == u_* ]] && ucx_libs="-lucp -lucs"
+        rm -f "$exe" "$exe.o"
         # nvcc compiles, the install's mpicc links: the MPI flags come from it.
         if ! { "$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" \
                    -I"$PART_UCX_SRC/tests" -c -o "$exe.o" "$src" &&

@@ -77,7 +77,7 @@ T_SCALAR(u64, uint64_t)
 T_SCALAR(float, float)
 T_SCALAR(double, double)
 T_SCALAR(ldouble, long double)
-T_SCALAR(bool, bool)
+T_SCALAR(cbool, bool)
 T_SCALAR(byte, unsigned char)
 T_COMPLEX(fcomplex, float _Complex, float)
 T_COMPLEX(dcomplex, double _Complex, double)
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
         T_TYPE(MPI_LONG_DOUBLE, ldouble, long double, G_FLOAT),
         T_TYPE(MPI_C_FLOAT_COMPLEX, fcomplex, float _Complex, G_COMPLEX),
         T_TYPE(MPI_C_DOUBLE_COMPLEX, dcomplex, double _Complex, G_COMPLEX),
-        T_TYPE(MPI_C_BOOL, bool, bool, G_LOGICAL),
+        T_TYPE(MPI_C_BOOL, cbool, bool, G_LOGICAL),
         T_TYPE(MPI_BYTE, byte, unsigned char, G_BYTE),
         T_TYPE(MPI_2INT, two_int, t_2int, G_PAIR),
         T_TYPE(MPI_SHORT_INT, short_int, t_short_int, G_PAIR),
