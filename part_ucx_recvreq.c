@@ -379,6 +379,14 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     return rc;
 }
 
+/* Whether the sender of a setup record runs on this node. */
+static bool mca_part_ucx_sender_local(const mca_part_ucx_setup_msg_t *msg)
+{
+    opal_proc_t *proc = ompi_proc_for_name(msg->sender);
+
+    return NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
+}
+
 /* How partitions move, decided by the receiver when the setup record
  * matches. UCX 1.13 puts (its v1 RMA protocols) reach user memory only
  * through network RMA lanes: between processes of one node, and for GPU
@@ -407,8 +415,6 @@ static int mca_part_ucx_recv_packed(mca_part_ucx_request_t *req)
 
 static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
 {
-    opal_proc_t *proc;
-
     if (req->device || msg->src_device) {
         if (MCA_PART_UCX_TRANSFER_PUT == mca_part_ucx_component.transfer) {
             PART_UCX_VERBOSE(5, "receive from rank %d tag %d: GPU memory, am instead of put",
@@ -424,9 +430,7 @@ static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_
     default:
         /* puts to another node only where RDMA does them: over tcp UCX
          * emulates each put, data and flag, with a round trip */
-        proc = ompi_proc_for_name(msg->sender);
-        return (NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) ||
-               !mca_part_ucx_module.rma_remote;
+        return mca_part_ucx_sender_local(msg) || !mca_part_ucx_module.rma_remote;
     }
 }
 
@@ -437,8 +441,6 @@ static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_
 static bool mca_part_ucx_rtr_by_am(const mca_part_ucx_request_t *req,
                                    const mca_part_ucx_setup_msg_t *msg)
 {
-    opal_proc_t *proc;
-
     if (req->device || msg->src_device) {
         return false;
     }
@@ -448,20 +450,16 @@ static bool mca_part_ucx_rtr_by_am(const mca_part_ucx_request_t *req,
     case MCA_PART_UCX_RTR_PUT:
         return false;
     default:
-        proc = ompi_proc_for_name(msg->sender);
-        return (NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags))
-                   ? !mca_part_ucx_module.rma_local
-                   : !mca_part_ucx_module.rma_remote;
+        return mca_part_ucx_sender_local(msg) ? !mca_part_ucx_module.rma_local
+                                              : !mca_part_ucx_module.rma_remote;
     }
 }
 
 static bool mca_part_ucx_recv_exposable(const mca_part_ucx_request_t *req,
                                         const mca_part_ucx_setup_msg_t *msg)
 {
-    opal_proc_t *proc = ompi_proc_for_name(msg->sender);
-
     return req->am && req->device && msg->src_device && req->contiguous &&
-           req->total_bytes > 0 && NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
+           req->total_bytes > 0 && mca_part_ucx_sender_local(msg);
 }
 
 /* Register what the sender may write, answer it, and tell it we are ready
