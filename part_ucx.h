@@ -56,12 +56,6 @@ typedef enum {
 } mca_part_ucx_device_copy_t;
 
 typedef enum {
-    MCA_PART_UCX_RTR_AUTO,
-    MCA_PART_UCX_RTR_PUT,
-    MCA_PART_UCX_RTR_AM
-} mca_part_ucx_rtr_t;
-
-typedef enum {
     MCA_PART_UCX_ALLREDUCE_AUTO,
     MCA_PART_UCX_ALLREDUCE_RING,
     MCA_PART_UCX_ALLREDUCE_RD
@@ -75,7 +69,7 @@ typedef struct mca_part_ucx_component_t {
     int num_workers;
     int parrived_progress_interval;
     int transfer;
-    int rtr;                        /* mca_part_ucx_rtr_t */
+    int rtr;                        /* ready-to-receive: mca_part_ucx_transfer_t too */
     int device_copy;                /* mca_part_ucx_device_copy_t */
     int allreduce_algorithm;        /* mca_part_ucx_allreduce_t */
     int allreduce_small;            /* bytes per partition for recursive doubling */

@@ -47,7 +47,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .num_workers = 1,
     .parrived_progress_interval = 64,
     .transfer = MCA_PART_UCX_TRANSFER_AUTO,
-    .rtr = MCA_PART_UCX_RTR_AUTO,
+    .rtr = MCA_PART_UCX_TRANSFER_AUTO,
     .device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO,
     .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
     .allreduce_small = 4096,
@@ -75,13 +75,8 @@ static const mca_base_var_enum_value_t mca_part_ucx_device_copy_values[] = {
     {0, NULL}
 };
 
-static const mca_base_var_enum_value_t mca_part_ucx_rtr_values[] = {
-    {MCA_PART_UCX_RTR_AUTO, "auto"},
-    {MCA_PART_UCX_RTR_PUT, "put"},
-    {MCA_PART_UCX_RTR_AM, "am"},
-    {0, NULL}
-};
-
+/* Partitions (part_ucx_transfer) and the ready-to-receive (part_ucx_rtr)
+ * move by the same means: auto, put or am. */
 static const mca_base_var_enum_value_t mca_part_ucx_transfer_values[] = {
     {MCA_PART_UCX_TRANSFER_AUTO, "auto"},
     {MCA_PART_UCX_TRANSFER_PUT, "put"},
@@ -134,7 +129,7 @@ static int mca_part_ucx_component_register(void)
     OBJ_RELEASE(transfer_enum);
 
     mca_base_var_enum_t *rtr_enum = NULL;
-    (void) mca_base_var_enum_create("part_ucx_rtr", mca_part_ucx_rtr_values, &rtr_enum);
+    (void) mca_base_var_enum_create("part_ucx_rtr", mca_part_ucx_transfer_values, &rtr_enum);
     (void) mca_base_component_var_register(c, "rtr",
         "How a receiver tells the sender it is ready for an epoch: put (into the "
         "sender's word, no sender involvement where a transport does RMA), am (an "

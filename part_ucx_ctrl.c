@@ -148,7 +148,6 @@ static ucs_status_t mca_part_ucx_rtr_cb(void *arg, const void *header, size_t he
                                         void *data, size_t length,
                                         const ucp_am_recv_param_t *param)
 {
-    (void) data;
     (void) length;
     if (header_length != sizeof(mca_part_ucx_rtr_msg_t) ||
         (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {

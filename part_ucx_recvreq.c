@@ -445,9 +445,9 @@ static bool mca_part_ucx_rtr_by_am(const mca_part_ucx_request_t *req,
         return false;
     }
     switch (mca_part_ucx_component.rtr) {
-    case MCA_PART_UCX_RTR_AM:
+    case MCA_PART_UCX_TRANSFER_AM:
         return true;
-    case MCA_PART_UCX_RTR_PUT:
+    case MCA_PART_UCX_TRANSFER_PUT:
         return false;
     default:
         return mca_part_ucx_sender_local(msg) ? !mca_part_ucx_module.rma_local
