@@ -35,7 +35,10 @@ int MPIX_Pbuf_prepareall(int count, MPI_Request requests[]);
  * memory. Blocking; call it after MPI_Start of the first epoch. One device
  * request serves every later epoch of its MPI_Request. MPI_Info key of
  * MPI_Psend_init: "mpix_pready_threads", the number of MPIX_Pready calls
- * (device threads) that make one partition ready (default 1). */
+ * (device threads) that make one partition ready (default 1);
+ * "mpix_pready_aggregate", "warp" (default) or "block" where every thread
+ * of each block calls MPIX_Pready for one partition (one counter update
+ * per block). */
 typedef struct mpix_prequest_s *MPIX_Prequest;
 int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *preq);
 int MPIX_Prequest_free(MPIX_Prequest *preq);

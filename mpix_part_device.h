@@ -20,7 +20,8 @@
  *
  * A partition is ready once MPIX_Pready has been called for it
  * `threshold` times in the epoch (the MPI_Info key "mpix_pready_threads"
- * of MPI_Psend_init, default 1): calls from one warp are combined into one
+ * of MPI_Psend_init, default 1): calls from one warp (or, with the key
+ * "mpix_pready_aggregate" "block", one block) are combined into one
  * counter update, and the call that completes the count publishes the
  * partition to the host progress engine with a system-scope fence.
  * Counters only grow, so nothing is reset between epochs: in epoch e a
@@ -38,6 +39,15 @@ enum {
     MPIX_PREQUEST_SEND = 1,
     MPIX_PREQUEST_RECV = 2,
     MPIX_PREQUEST_COLL = 3          /* a partitioned collective: Pready and Parrived */
+};
+
+/* What MPIX_Pready combines (the MPI_Info key "mpix_pready_aggregate"):
+ * the lanes of a warp that name one partition, which is safe in any
+ * control flow, or every thread of the block, which the caller promises
+ * calls it, for one partition, as it would __syncthreads. */
+enum {
+    MPIX_PREQUEST_AGGREGATE_WARP = 0,
+    MPIX_PREQUEST_AGGREGATE_BLOCK = 1
 };
 
 enum {
@@ -76,9 +86,23 @@ struct mpix_prequest_s {
     unsigned long long rtr_seen;
     int rtr_poller;
     int rtr_cache;                  /* 0: every copying group reads *rtr itself */
+    uint32_t aggregate;             /* MPIX_PREQUEST_AGGREGATE_WARP or _BLOCK */
 };
 
 #ifdef __CUDACC__
+
+/* Device-scope fence, acquire and release: orders the caller's (and, after
+ * a barrier, its group's) data writes before a counter update, and the
+ * completing thread's reads after it. Lighter than __threadfence's
+ * sequentially consistent fence, which waits for more. */
+__device__ static inline void mpix_part_fence_gpu(void)
+{
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+    __threadfence();
+#endif
+}
 
 /* Kernel copy, one thread of the group: wait until the receiver has
  * started `epoch` (before that its buffer is not ours). */
@@ -137,8 +161,10 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
      * they cost a microsecond each and are not free to overlap). */
 }
 
-/* n calls of this epoch's partition were made by the caller's group; the
- * epoch the partition completes with this update, or 0. */
+/* n calls of this epoch's partition were made by the caller's group,
+ * whose writes a release fence ordered before; the epoch the partition
+ * completes with this update, or 0. The completing update acquires the
+ * other groups' writes (a kernel copy reads them). */
 __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, int partition,
                                                   unsigned n)
 {
@@ -146,7 +172,11 @@ __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, 
     unsigned long long old = atomicAdd(&preq->counters[partition], (unsigned long long) n);
     unsigned long long now = old + n;
 
-    return (now / t != old / t) ? now / t : 0;
+    if (now / t == old / t) {
+        return 0;
+    }
+    mpix_part_fence_gpu();
+    return now / t;
 }
 
 /* Publish a complete partition: a release at system scope orders the data
@@ -174,7 +204,7 @@ __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequ
 {
     uint64_t e;
 
-    __threadfence();
+    mpix_part_fence_gpu();
     e = mpix_part_count(preq, partition, 1);
     if (0 != e) {
         if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
@@ -193,9 +223,12 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
     unsigned lane = threadIdx.x & 31, leader = __ffs(group) - 1;
     uint64_t e = 0;
 
-    __threadfence();
+    /* The barrier makes the group's writes visible to the leader, whose
+     * fence then releases them all (PTX fences are cumulative): one fence
+     * per group, not one per thread. */
     __syncwarp(group);
     if (lane == leader) {
+        mpix_part_fence_gpu();
         e = mpix_part_count(preq, partition, __popc(group));
     }
     e = __shfl_sync(group, e, leader);
@@ -229,9 +262,9 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     unsigned rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     unsigned size = blockDim.x * blockDim.y * blockDim.z;
 
-    __threadfence();
     __syncthreads();
-    if (0 == rank) {
+    if (0 == rank) { /* one fence for the block, as in the warp level */
+        mpix_part_fence_gpu();
         mpix_part_epoch = mpix_part_count(preq, partition, size);
     }
     __syncthreads();
@@ -255,9 +288,15 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
 
 /* Automatic: threads of a warp that name the same partition are combined
  * into one counter update by their lowest lane (and copy together); no
- * thread waits for threads outside its warp, so divergent callers are safe. */
+ * thread waits for threads outside its warp, so divergent callers are safe.
+ * Where the init call declared "mpix_pready_aggregate" "block", the whole
+ * block is combined instead: one update per block, and a kernel copy by
+ * all its threads. */
 __device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *preq)
 {
+    if (MPIX_PREQUEST_AGGREGATE_BLOCK == preq->aggregate) {
+        return MPIX_Pready_block(partition, preq);
+    }
     return mpix_part_pready_warp(partition, preq, __match_any_sync(__activemask(), partition));
 }
 

@@ -55,6 +55,14 @@ typedef enum {
     MCA_PART_UCX_DEVICE_COPY_KERNEL
 } mca_part_ucx_device_copy_t;
 
+/* What a kernel's MPIX_Pready combines into one counter update (MCA
+ * part_ucx_pready_aggregate, info key "mpix_pready_aggregate"); the values
+ * of MPIX_PREQUEST_AGGREGATE_* in mpix_part_device.h. */
+typedef enum {
+    MCA_PART_UCX_PREADY_AGGREGATE_WARP,
+    MCA_PART_UCX_PREADY_AGGREGATE_BLOCK
+} mca_part_ucx_pready_aggregate_t;
+
 typedef enum {
     MCA_PART_UCX_ALLREDUCE_AUTO,
     MCA_PART_UCX_ALLREDUCE_RING,
@@ -71,6 +79,7 @@ typedef struct mca_part_ucx_component_t {
     int transfer;
     int rtr;                        /* ready-to-receive: mca_part_ucx_transfer_t too */
     int device_copy;                /* mca_part_ucx_device_copy_t */
+    int pready_aggregate;           /* mca_part_ucx_pready_aggregate_t */
     int allreduce_algorithm;        /* mca_part_ucx_allreduce_t */
     int allreduce_small;            /* bytes per partition for recursive doubling */
     int allreduce_ring_two;         /* two ranks, host buffers: ring from these bytes */

@@ -49,6 +49,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .transfer = MCA_PART_UCX_TRANSFER_AUTO,
     .rtr = MCA_PART_UCX_TRANSFER_AUTO,
     .device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO,
+    .pready_aggregate = MCA_PART_UCX_PREADY_AGGREGATE_WARP,
     .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
     .allreduce_small = 4096,
     .allreduce_ring_two = 256 << 10,
@@ -65,6 +66,12 @@ static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
     {MCA_PART_UCX_ALLREDUCE_AUTO, "auto"},
     {MCA_PART_UCX_ALLREDUCE_RING, "ring"},
     {MCA_PART_UCX_ALLREDUCE_RD, "recursive_doubling"},
+    {0, NULL}
+};
+
+static const mca_base_var_enum_value_t mca_part_ucx_pready_aggregate_values[] = {
+    {MCA_PART_UCX_PREADY_AGGREGATE_WARP, "warp"},
+    {MCA_PART_UCX_PREADY_AGGREGATE_BLOCK, "block"},
     {0, NULL}
 };
 
@@ -154,6 +161,20 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, copy_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_copy);
     OBJ_RELEASE(copy_enum);
+
+    mca_base_var_enum_t *agg_enum = NULL;
+    (void) mca_base_var_enum_create("part_ucx_pready_aggregate",
+                                    mca_part_ucx_pready_aggregate_values, &agg_enum);
+    (void) mca_base_component_var_register(c, "pready_aggregate",
+        "What a kernel's MPIX_Pready combines into one counter update: warp (the "
+        "lanes of a warp that name one partition; safe in any control flow) or "
+        "block (every thread of the block, which must all call it for one "
+        "partition, as they would __syncthreads: one update per block, and a "
+        "kernel copy by the whole block). The info key \"mpix_pready_aggregate\" "
+        "of the init call overrides it",
+        MCA_BASE_VAR_TYPE_INT, agg_enum, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.pready_aggregate);
+    OBJ_RELEASE(agg_enum);
 
     mca_base_var_enum_t *ar_enum = NULL;
     (void) mca_base_var_enum_create("part_ucx_allreduce_algorithm", mca_part_ucx_allreduce_values,

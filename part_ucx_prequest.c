@@ -52,30 +52,49 @@ struct mca_part_ucx_dev_t {
     uint64_t *copied;               /* kernel copy: epoch a kernel stored partition p in */
 };
 
-int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
+/* The info key's value among `names` (value i for names[i]) into *out;
+ * left as it is where the key is absent. */
+static int mca_part_ucx_dev_info_choice(ompi_info_t *info, const char *key,
+                                        const char *const names[], int count, int *out)
 {
     opal_cstring_t *value = NULL;
-    int flag = 0, n = 1;
+    int flag = 0, i;
+
+    if (OPAL_SUCCESS != opal_info_get(&info->super, key, &value, &flag) || !flag) {
+        return MPI_SUCCESS;
+    }
+    for (i = 0; i < count && 0 != strcmp(value->string, names[i]); ++i) {
+    }
+    OBJ_RELEASE(value);
+    if (i == count) {
+        return MPI_ERR_INFO_VALUE;
+    }
+    *out = i;
+    return MPI_SUCCESS;
+}
+
+int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
+{
+    /* in the order of mca_part_ucx_device_copy_t and _pready_aggregate_t */
+    static const char *const copies[] = {"auto", "progress", "kernel"};
+    static const char *const levels[] = {"warp", "block"};
+    opal_cstring_t *value = NULL;
+    int flag = 0, n = 1, rc;
 
     req->pready_threads = 1;
     req->device_copy = mca_part_ucx_component.device_copy;
+    req->pready_aggregate = mca_part_ucx_component.pready_aggregate;
     if (NULL == info || MPI_INFO_NULL == info) {
         return MPI_SUCCESS;
     }
-    if (OPAL_SUCCESS == opal_info_get(&info->super, "mpix_device_copy", &value, &flag) && flag) {
-        if (0 == strcmp(value->string, "kernel")) {
-            req->device_copy = MCA_PART_UCX_DEVICE_COPY_KERNEL;
-        } else if (0 == strcmp(value->string, "progress")) {
-            req->device_copy = MCA_PART_UCX_DEVICE_COPY_PROGRESS;
-        } else if (0 == strcmp(value->string, "auto")) {
-            req->device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO;
-        } else {
-            OBJ_RELEASE(value);
-            return MPI_ERR_INFO_VALUE;
-        }
-        OBJ_RELEASE(value);
+    rc = mca_part_ucx_dev_info_choice(info, "mpix_device_copy", copies, 3, &req->device_copy);
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_dev_info_choice(info, "mpix_pready_aggregate", levels, 2,
+                                          &req->pready_aggregate);
     }
-    value = NULL;
+    if (MPI_SUCCESS != rc) {
+        return rc;
+    }
     flag = 0;
     if (OPAL_SUCCESS != opal_info_get(&info->super, "mpix_pready_threads", &value, &flag) ||
         !flag) {
@@ -296,6 +315,8 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.parts = (uint32_t) req->parts;
     d->host.remote_parts = (uint32_t) (coll ? req->parts : req->remote_parts);
     d->host.threshold = req->pready_threads;
+    d->host.aggregate = (MCA_PART_UCX_PREADY_AGGREGATE_BLOCK == req->pready_aggregate)
+                            ? MPIX_PREQUEST_AGGREGATE_BLOCK : MPIX_PREQUEST_AGGREGATE_WARP;
     d->host.total_bytes = coll ? req->parts : req->total_bytes; /* one word per partition */
 
     OPAL_THREAD_LOCK(&m->lock);
@@ -336,9 +357,10 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         mca_part_ucx_coll_dev_attach(req, req->coll_done_block.addr);
     }
     *preq = d->dptr;
-    PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition, %s",
-                     (void *) d->dptr, send ? "send to" : "receive from", req->peer, req->tag,
-                     d->host.threshold,
+    PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition "
+                     "(one update per %s), %s", (void *) d->dptr,
+                     send ? "send to" : "receive from", req->peer, req->tag, d->host.threshold,
+                     (MPIX_PREQUEST_AGGREGATE_BLOCK == d->host.aggregate) ? "block" : "warp",
                      (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism) ? "kernel copy"
                                                                        : "progress engine");
     PART_UCX_VERBOSE(10, "device request %p: %llu us (setup wait %llu, host words %llu, "

@@ -11,6 +11,8 @@
  * BENCH_KERNEL_TIME=1 adds rows gkernel,compute|compute_pready: the kernel's
  * own time (CUDA events) without and with MPIX_Pready; -DBENCH_PREADY=
  * MPIX_Pready_block (or _warp, _thread) builds it with that level.
+ * MPIX_Pready combines a block's calls (info "mpix_pready_aggregate"
+ * "block"); BENCH_AGGREGATE=warp combines a warp's only.
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -117,6 +119,10 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
     MPI_Info_create(&info);
     snprintf(threads, sizeof(threads), "%d", bpp * 1024);
     MPI_Info_set(info, "mpix_pready_threads", threads);
+    /* every thread of a block calls MPIX_Pready for one partition, so the
+     * block may be combined (BENCH_AGGREGATE=warp: one update per warp) */
+    MPI_Info_set(info, "mpix_pready_aggregate",
+                 getenv("BENCH_AGGREGATE") ? getenv("BENCH_AGGREGATE") : "block");
     MPIX_Pallreduce_init(x, y, parts, (int) (n / parts), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, info,
                          &req);
     MPI_Info_free(&info);

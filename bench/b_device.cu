@@ -8,6 +8,14 @@
  *                             1024). Goodput = bytes of C / (compute +
  *                             communication time) per iteration. Grids are
  *                             powers of two.
+ *                             MPIX_Pready combines a block's calls (info
+ *                             "mpix_pready_aggregate" "block";
+ *                             BENCH_AGGREGATE=warp: a warp's only);
+ *                             BENCH_PREADY_LEVEL=thread|warp|block: that
+ *                             MPIX_Pready level instead of the automatic one;
+ *                             BENCH_EARLY_LAUNCH=1: launch before
+ *                             MPIX_Pbuf_prepare; BENCH_PHASES=1: where an
+ *                             epoch goes, per rank (stderr).
  *   b_device pready THREADS   kernel time of one block calling
  *                             MPIX_Pready_thread/_warp/_block/MPIX_Pready
  *   b_device overhead         MPIX_Prequest_create, first and later
@@ -35,13 +43,30 @@ __global__ void vadd(const double *a, const double *b, double *c)
     c[i] = a[i] + b[i];
 }
 
-/* Each block is part of partition blockIdx.x / blocks_per_part. */
-__global__ void vadd_pready(const double *a, const double *b, double *c, int bpp,
+/* Each block is part of partition blockIdx.x / blocks_per_part; `how`
+ * names the MPIX_Pready level (BENCH_PREADY_LEVEL, default automatic). */
+__global__ void vadd_pready(const double *a, const double *b, double *c, int bpp, int how,
                             MPIX_Prequest preq)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     c[i] = a[i] + b[i];
-    MPIX_Pready(blockIdx.x / bpp, preq);
+    switch (how) {
+    case P_THREAD: MPIX_Pready_thread(blockIdx.x / bpp, preq); break;
+    case P_WARP: MPIX_Pready_warp(blockIdx.x / bpp, preq); break;
+    case P_BLOCK: MPIX_Pready_block(blockIdx.x / bpp, preq); break;
+    default: MPIX_Pready(blockIdx.x / bpp, preq); break;
+    }
+}
+
+static const char *level_names[] = {"thread", "warp", "block", "auto"};
+
+static int env_level(void)
+{
+    const char *env = getenv("BENCH_PREADY_LEVEL");
+    for (int how = 0; NULL != env && how < 4; ++how) {
+        if (0 == strcmp(env, level_names[how])) return how;
+    }
+    return P_AUTO;
 }
 
 __global__ void pready_only(int how, MPIX_Prequest preq)
@@ -84,6 +109,9 @@ static double goodput(int mode, int grid, double *a, double *b, double *c, cudaS
         snprintf(thr, sizeof(thr), "%d", bpp * 1024);
         MPI_Info_set(info, "mpix_pready_threads", thr);
         MPI_Info_set(info, "mpix_device_copy", 1 == mode ? "progress" : "kernel");
+        /* every thread of a block calls MPIX_Pready for one partition */
+        MPI_Info_set(info, "mpix_pready_aggregate",
+                     getenv("BENCH_AGGREGATE") ? getenv("BENCH_AGGREGATE") : "block");
         if (0 == rank) {
             MPI_Psend_init(c, parts, n / parts, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD, info, &req);
         } else {
@@ -91,6 +119,11 @@ static double goodput(int mode, int grid, double *a, double *b, double *c, cudaS
         }
         MPI_Info_free(&info);
     }
+    /* BENCH_EARLY_LAUNCH=1: the kernel is launched right after MPI_Start,
+     * before MPIX_Pbuf_prepare; its MPIX_Pready waits for the receiver
+     * (kernel copy) or leaves that to the host (progress engine). */
+    bool early = NULL != getenv("BENCH_EARLY_LAUNCH");
+    int how = env_level();
     double t0 = 0, phase[4] = {0, 0, 0, 0};
     for (int i = -3; i < iters; ++i) {
         if (0 == i) {
@@ -107,21 +140,28 @@ static double goodput(int mode, int grid, double *a, double *b, double *c, cudaS
             }
             continue;
         }
-        double p0 = MPI_Wtime(), p1, p2, p3;
+        double p0 = MPI_Wtime(), p1, p3, prep = 0, launch = 0, x;
         MPI_Start(&req);
-        p1 = p2 = p3 = MPI_Wtime();
+        p1 = MPI_Wtime();
         if (0 == rank) {
-            MPIX_Pbuf_prepare(&req);
-            p2 = MPI_Wtime();
             if (NULL == preq) MPIX_Prequest_create(req, &preq);
-            vadd_pready<<<grid, 1024, 0, s>>>(a, b, c, bpp, preq);
-            p3 = MPI_Wtime();
+            for (int step = 0; step < 3; ++step) {
+                x = MPI_Wtime();
+                if (1 == step) {
+                    MPIX_Pbuf_prepare(&req);
+                    prep = MPI_Wtime() - x;
+                } else if ((0 == step) == early) {
+                    vadd_pready<<<grid, 1024, 0, s>>>(a, b, c, bpp, how, preq);
+                    launch = MPI_Wtime() - x;
+                }
+            }
         }
+        p3 = MPI_Wtime();
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         if (i >= 0) {
             phase[0] += p1 - p0;
-            phase[1] += p2 - p1;
-            phase[2] += p3 - p2;
+            phase[1] += prep;
+            phase[2] += launch;
             phase[3] += MPI_Wtime() - p3;
         }
     }
@@ -298,7 +338,7 @@ int main(int argc, char **argv)
         CUDA(cudaFree(b));
         CUDA(cudaFree(c));
     } else if (0 == strcmp(argv[1], "pready") && argc > 2) {
-        static const char *names[] = {"thread", "warp", "block", "auto"};
+        const char **names = level_names;
         for (char *tok = strtok(argv[2], ","); tok; tok = strtok(NULL, ",")) {
             int threads = atoi(tok);
             for (int how = 0; how < 4; ++how) {

@@ -176,6 +176,9 @@ int main(int argc, char **argv)
             MPI_Info_create(&info);
             snprintf(n, sizeof(n), "%d", per_part); /* threads per partition call MPIX_Pready */
             MPI_Info_set(info, "mpix_pready_threads", n);
+            /* every thread of a block calls it for one partition: one
+             * counter update per block instead of one per warp */
+            if (0 == per_part % THREADS) MPI_Info_set(info, "mpix_pready_aggregate", "block");
             MPIX_Pallreduce_init(g, gsum, parts, per_part, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
                                  info, &req);
             MPI_Info_free(&info);

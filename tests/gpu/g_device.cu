@@ -4,6 +4,7 @@
  * once all of its threads have called MPIX_Pready. Values depend on sender,
  * epoch, partition and element, and the receive buffer is reset every epoch.
  *   -m auto|thread|warp|block  MPIX_Pready variant   -p N partitions
+ *   -m autoblock  MPIX_Pready with the info key "mpix_pready_aggregate" "block"
  *   -t N threads per block (256)   -b N blocks per partition (1)
  *   -v N int32 per thread (2)      -e N epochs (1000)
  *   -k  a kernel polls MPIX_Parrived and checks each partition on the GPU
@@ -19,7 +20,7 @@
 #include "gutil.h"
 
 
-enum { M_AUTO, M_THREAD, M_WARP, M_BLOCK };
+enum { M_AUTO, M_THREAD, M_WARP, M_BLOCK, M_AUTOBLOCK };
 
 __host__ __device__ static inline int32_t g_value(int src, long epoch, long part, long idx)
 {
@@ -99,6 +100,7 @@ int main(int argc, char **argv)
             else if (0 == strcmp(optarg, "thread")) mode = M_THREAD;
             else if (0 == strcmp(optarg, "warp")) mode = M_WARP;
             else if (0 == strcmp(optarg, "block")) mode = M_BLOCK;
+            else if (0 == strcmp(optarg, "autoblock")) mode = M_AUTOBLOCK;
             else { fprintf(stderr, "g_device: unknown mode %s\n", optarg); return 2; }
             break;
         case 'p': parts = atoi(optarg); break;
@@ -145,6 +147,7 @@ int main(int argc, char **argv)
     T_MPI(MPI_Info_create(&info));
     T_MPI(MPI_Info_set(info, "mpix_pready_threads", thr));
     if (copy) T_MPI(MPI_Info_set(info, "mpix_device_copy", copy));
+    if (M_AUTOBLOCK == mode) T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
     MPI_Request req[2];
     T_MPI(MPI_Psend_init(sbuf, parts, per_part, MPI_INT32_T, dst, 7, MPI_COMM_WORLD, info, &req[0]));
     T_MPI(MPI_Precv_init(rbuf, parts, per_part, MPI_INT32_T, src, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
