@@ -196,6 +196,17 @@ static int dev_copy(void *dst, const void *src, size_t bytes, void *stream)
     return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t) stream));
 }
 
+static int dev_host_mapped(const void *ptr)
+{
+    unsigned int flags = 0;
+
+    if (cudaSuccess != cudaHostGetFlags(&flags, (void *) ptr)) {
+        (void) cudaGetLastError(); /* not registered: not an error to keep */
+        return 0;
+    }
+    return (flags & cudaHostAllocMapped) ? 1 : 0;
+}
+
 static const char *dev_last_error(void)
 {
     return cudaGetErrorString(last);
@@ -204,7 +215,7 @@ static const char *dev_last_error(void)
 static const mca_part_ucx_device_ops_t ops = {
     MCA_PART_UCX_DEVICE_ABI, dev_stream_create, dev_stream_destroy, dev_event_create,
     dev_event_destroy,       dev_event_record,  dev_event_query,    dev_copy,
-    dev_reduce,              dev_reduce3,       dev_last_error};
+    dev_reduce,              dev_reduce3,       dev_last_error,     dev_host_mapped};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 2
+#define MCA_PART_UCX_DEVICE_ABI 3
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* Element types the reduction kernels know. */
@@ -69,6 +69,9 @@ typedef struct mca_part_ucx_device_ops_t {
     int (*reduce3)(int op, int dt, const void *a, const void *b, void *out, size_t count,
                    void *stream);
     const char *(*last_error)(void);
+    /* 1 where host memory at ptr is already pinned and mapped for the GPU
+     * (UCX's cuda_copy registers the memory ucp_mem_map allocates), else 0 */
+    int (*host_mapped)(const void *ptr);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

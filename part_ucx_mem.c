@@ -10,6 +10,7 @@
 #include "ompi_config.h"
 
 #include "part_ucx_mem.h"
+#include "part_ucx_device_plugin.h"
 
 #include "opal/mca/accelerator/accelerator.h"
 #include "opal/mca/timer/base/base.h"
@@ -29,7 +30,8 @@ struct mca_part_ucx_chunk_t {
     size_t used;
     void *rkey;
     size_t rkey_len;
-    bool device_mapped;             /* registered with the accelerator */
+    bool device_mapped;             /* the GPU can read and write it */
+    bool device_registered;         /* ... through our registration: undone at fini */
     bool device_map_failed;         /* ... and that was refused: not again */
     int pool;                       /* PART_UCX_POOL_* */
 };
@@ -122,7 +124,7 @@ static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new_mapped(size_t need)
     }
     chunk->base = addr;
     chunk->size = size;
-    chunk->device_mapped = true;
+    chunk->device_mapped = chunk->device_registered = true;
     chunk->pool = PART_UCX_POOL_MAPPED;
     PART_UCX_VERBOSE(5, "pinned chunk of %zu bytes mapped for the GPU", size);
     return chunk;
@@ -215,6 +217,7 @@ const void *mca_part_ucx_block_rkey(const mca_part_ucx_block_t *block, size_t *l
 int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
 {
     mca_part_ucx_chunk_t *chunk = block->chunk;
+    const mca_part_ucx_device_ops_t *gpu;
     int rc;
 
     if (chunk->device_mapped) {
@@ -223,12 +226,21 @@ int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
     if (chunk->device_map_failed) {
         return OMPI_ERROR;
     }
+    /* UCX's cuda_copy registers what ucp_mem_map allocates, mapped: a
+     * second registration would be refused (already registered). */
+    gpu = mca_part_ucx_device();
+    if (NULL != gpu && gpu->host_mapped(chunk->base)) {
+        chunk->device_mapped = true;
+        PART_UCX_VERBOSE(5, "control chunk of %zu bytes already mapped for the GPU by UCX",
+                         chunk->size);
+        return OMPI_SUCCESS;
+    }
     rc = opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base, chunk->size);
     if (OPAL_SUCCESS != rc) {
         chunk->device_map_failed = true;
         return rc;
     }
-    chunk->device_mapped = true;
+    chunk->device_mapped = chunk->device_registered = true;
     PART_UCX_VERBOSE(5, "control chunk of %zu bytes mapped for the GPU", chunk->size);
     return OMPI_SUCCESS;
 }
@@ -347,7 +359,7 @@ void mca_part_ucx_mem_fini(void)
     for (pool = 0; pool < PART_UCX_POOLS; ++pool) {
         while (NULL != (chunk = mca_part_ucx_chunks[pool])) {
             mca_part_ucx_chunks[pool] = chunk->next;
-            if (chunk->device_mapped) {
+            if (chunk->device_registered) {
                 (void) opal_accelerator.host_unregister(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base);
             }
             if (PART_UCX_POOL_UCX == pool) {
