@@ -2,6 +2,7 @@
 # Partitioned collectives benchmarks, side by side in one run (seed 000 §VI-B):
 #   bench/run-coll.sh [OUTDIR]   (default bench/results/coll-$(hostname -s))
 #   BENCH_QUICK=1                fewer sizes
+#   BENCH_COLL_HOST=0            GPU rows only (no host-buffer sweep)
 # CPU: partitioned allreduce vs MPI_Allreduce on host buffers, np 2..8, and
 # MPIX_Pallreduce_init overhead. GPU (where a GPU is present): kernel +
 # allreduce vs grid size, traditional vs partitioned (device MPIX_Pready)
@@ -34,6 +35,7 @@ run() { # np mpirun-args... -- program args
         tr -d '\000' | tee -a "$csv" ||
         echo "bench: np $np $* failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
 }
+[ "${BENCH_COLL_HOST:-1}" = 0 ] && nps=
 for np in $nps; do
     run "$np" "$build/b_coll" allreduce "$sizes" 8
     run "$np" "$build/b_coll" overhead
