@@ -5,6 +5,8 @@
  *   -c allreduce|reduce|bcast|allgather|alltoall  -p PARTS  -n COUNT  -e EPOCHS
  *   -t int|double  -o sum|max|min|prod|band  -r ROOT  -i (MPI_IN_PLACE)
  *   -k  a kernel writes each partition and calls device MPIX_Pready
+ *       (MPIX_Pready_block; -A warp|block: automatic MPIX_Pready with the
+ *       info key "mpix_pready_aggregate" set to that)
  *       (MPIX_Prequest_create on the collective request); else host MPI_Pready
  *   -a  a kernel polls device MPIX_Parrived and snapshots each partition at
  *       arrival; the snapshot must already be the final result
@@ -36,7 +38,7 @@ __host__ __device__ static inline int val(int rank, int epoch, long part, long i
  * for all but alltoall), then marks it ready from the device. */
 template <typename T>
 __global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, int epoch, int prod,
-                            MPIX_Prequest preq)
+                            int automatic, MPIX_Prequest preq)
 {
     int p = blockIdx.x;
     for (int b = 0; b < blocks; ++b) {
@@ -45,7 +47,11 @@ __global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, in
             mine[j] = (T) val(rank, epoch, p, j, prod);
         }
     }
-    MPIX_Pready_block(p, preq);
+    if (automatic) {
+        MPIX_Pready(p, preq);
+    } else {
+        MPIX_Pready_block(p, preq);
+    }
 }
 
 /* Block p waits for partition p and copies it (every block of the result)
@@ -80,6 +86,7 @@ static int cls(int rc)
 
 struct opts {
     int coll, parts, count, epochs, root, inplace, kernel, kpoll, hpoll, errors;
+    const char *aggregate;          /* -A: automatic MPIX_Pready, this aggregation */
     MPI_Op op;
 };
 
@@ -112,6 +119,7 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "mpix_pready_threads", "128");
+    if (o.aggregate) MPI_Info_set(info, "mpix_pready_aggregate", o.aggregate);
     if (C_ALLREDUCE == coll) {
         T_MPI(MPIX_Pallreduce_init(s, rbuf, parts, count, type, o.op, MPI_COMM_WORLD,
                                    info, &req));
@@ -171,7 +179,7 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
         }
         if (contributes && o.kernel) {
             fill_kernel<T><<<parts, 128>>>(mine + moff, n, count, (C_ALLTOALL == coll) ? size : 1,
-                                           rank, e, prod, preq);
+                                           rank, e, prod, NULL != o.aggregate, preq);
             CUDA(cudaGetLastError());
         } else if (contributes) {
             for (int p = 0; p < parts; ++p) order[p] = p;
@@ -240,9 +248,9 @@ static void errors(int parts, int count)
 
 int main(int argc, char **argv)
 {
-    opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, MPI_SUM};
+    opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
     int dbl = 0, opt;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawE")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawEA:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -261,6 +269,7 @@ int main(int argc, char **argv)
         case 'r': o.root = atoi(optarg); break;
         case 'i': o.inplace = 1; break;
         case 'k': o.kernel = 1; break;
+        case 'A': o.aggregate = optarg; break;
         case 'a': o.kpoll = 1; break;
         case 'w': o.hpoll = 1; break;
         case 'E': o.errors = 1; break;
