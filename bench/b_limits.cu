@@ -5,8 +5,13 @@
  *   partition's mark costs a kernel of 1024 blocks (every block's first
  *   thread: a store into pinned host memory, with a release or a
  *   sequentially consistent fence at system scope before it, or a read of
- *   pinned host memory, as device MPIX_Pready does), as kernel time.
+ *   pinned host memory, as device MPIX_Pready does), as kernel time; and
+ *   the progress engine's floor on one GPU: from a kernel's launch until an
+ *   8 KiB copy after its mark is seen complete, the host polling the mark
+ *   and issuing the copy (mark_copy_host), or the copy queued beforehand
+ *   behind cuStreamWaitValue64 on the mark (mark_copy_gated).
  * Output: CSV rows limits,WHAT,-,-,VALUE,UNIT. No MPI. */
+#include <cuda.h> /* types of cuStreamWaitValue64, reached through the runtime */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +50,14 @@ __global__ void mark(int mode, volatile unsigned long long *host, unsigned long 
     default: dev[blockIdx.x] = 1; break;
     }
 }
+
+__global__ void mark_one(volatile unsigned long long *ready, unsigned long long e)
+{
+    __threadfence_system();
+    *ready = e;
+}
+
+typedef CUresult (*wait_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 
 static double now(void)
 {
@@ -112,6 +125,48 @@ int main(void)
             CUDA(cudaEventSynchronize(e1));
             CUDA(cudaEventElapsedTime(&ms, e0, e1));
             printf("limits,mark_%s,%d,-,%.3f,us\n", mark_name[m], BLOCKS, 1e3 * ms / REPS);
+        }
+    }
+    {
+        enum { BYTES = 8192, REPS = 2000 };
+        unsigned long long *ready, e = 0;
+        void *fn = NULL, *src, *dst;
+        cudaDriverEntryPointQueryResult found;
+        cudaStream_t cs;
+        cudaEvent_t ev;
+        CUDA(cudaHostAlloc((void **) &ready, sizeof(*ready), cudaHostAllocMapped));
+        *ready = 0;
+        CUDA(cudaMalloc(&src, BYTES));
+        CUDA(cudaMalloc(&dst, BYTES));
+        CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+        CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        CUDA(cudaGetDriverEntryPointByVersion("cuStreamWaitValue64", &fn, 12000,
+                                              cudaEnableDefault, &found));
+        for (int gated = 0; gated < 2; ++gated) {
+            double t = 0;
+            for (int i = -50; i < REPS; ++i) {
+                ++e;
+                if (gated && 0 != ((wait_value_fn) fn)((CUstream) cs, (CUdeviceptr) ready, e,
+                                                      CU_STREAM_WAIT_VALUE_GEQ)) {
+                    exit(3);
+                }
+                if (gated) CUDA(cudaMemcpyAsync(dst, src, BYTES, cudaMemcpyDefault, cs));
+                if (gated) CUDA(cudaEventRecord(ev, cs));
+                double t1 = now();
+                mark_one<<<1, 1, 0, s>>>(ready, e);
+                if (!gated) {
+                    while (*(volatile unsigned long long *) ready < e) {
+                    }
+                    CUDA(cudaMemcpyAsync(dst, src, BYTES, cudaMemcpyDefault, cs));
+                    CUDA(cudaEventRecord(ev, cs));
+                }
+                while (cudaErrorNotReady == cudaEventQuery(ev)) {
+                }
+                if (i >= 0) t += now() - t1;
+            }
+            CUDA(cudaDeviceSynchronize());
+            printf("limits,mark_copy_%s,%d,-,%.3f,us\n", gated ? "gated" : "host", BYTES,
+                   1e6 * t / REPS);
         }
     }
     printf("limits,gpus,-,-,%d,count\n", ndev);

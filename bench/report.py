@@ -36,7 +36,8 @@ if os.path.exists(m):
     lines += ["```", open(m).read().strip(), "```", ""]
 
 lines += ["## Node limits", "", "| limit | value |", "|---|---|"]
-for what, unit in (("launch_sync", " us"), ("d2d_copy", " GB/s"), ("peer_copy", " GB/s"), ("gpus", "")):
+for what, unit in (("launch_sync", " us"), ("mark_copy_host", " us"), ("mark_copy_gated", " us"),
+                   ("d2d_copy", " GB/s"), ("peer_copy", " GB/s"), ("gpus", "")):
     lines.append(f"| {what} | {fmt(pick('limits', what), unit)} |")
 
 lines += ["", "## Beside the papers", "",
