@@ -57,6 +57,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .coll_transport_bytes_gpu = 4 << 20,
     .join_bytes = 1 << 20,
     .join_bytes_gpu = 1 << 20,
+    .gpu_eager_bytes = 8192,
     .device_arrivals = false,
     .device_rtr_cache = true,
     .gpu_host_copy = true,
@@ -142,8 +143,7 @@ static int mca_part_ucx_component_register(void)
         "sender's word, no sender involvement where a transport does RMA), am (an "
         "active message the sender's progress writes into that word), or auto (am "
         "where UCX would emulate the put, which costs a round trip: no shared "
-        "memory to a peer of this node, no RDMA to one of another; put elsewhere). "
-        "GPU buffers always use put: kernels wait on the word without the host",
+        "memory to a peer of this node, no RDMA to one of another; put elsewhere)",
         MCA_BASE_VAR_TYPE_INT, rtr_enum, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.rtr);
     OBJ_RELEASE(rtr_enum);
@@ -223,6 +223,16 @@ static int mca_part_ucx_component_register(void)
         "saves a UCX cuda_ipc rendezvous, about 10 us, per partition it adds)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes_gpu);
+
+    (void) mca_base_component_var_register(c, "gpu_eager_bytes",
+        "GPU data to a peer whose buffer cuda_ipc cannot map (another node, or "
+        "UCX without cuda_ipc): messages up to this many bytes go eager, staged "
+        "through host memory at once, instead of the rendezvous UCX picks for "
+        "GPU memory (0: as UCX picks). Over tcp on an H100 the progress engine's "
+        "goodput at one block of 8 KiB went from 0.09 to 0.13-0.14 GB/s with it; "
+        "32 KiB messages were slower eager than by rendezvous",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.gpu_eager_bytes);
 
     (void) mca_base_component_var_register(c, "device_arrivals",
         "Kernel copy: the kernels also set the receiver's arrival flags (its shared "

@@ -441,9 +441,9 @@ static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_
 static bool mca_part_ucx_rtr_by_am(const mca_part_ucx_request_t *req,
                                    const mca_part_ucx_setup_msg_t *msg)
 {
-    if (req->device || msg->src_device) {
-        return false;
-    }
+    /* GPU requests too: their kernels read a copy of the sender's word that
+     * the sender's progress makes (mca_part_ucx_dev_rtr), whichever way the
+     * word was written. */
     switch (mca_part_ucx_component.rtr) {
     case MCA_PART_UCX_TRANSFER_AM:
         return true;

@@ -203,6 +203,12 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
     if (req->rndv) {
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
         param.flags = UCP_AM_SEND_FLAG_RNDV;
+    } else if (mca_part_ucx_data_on_device(req) &&
+               n * req->part_bytes <= (size_t) mca_part_ucx_component.gpu_eager_bytes) {
+        /* UCX would pick a rendezvous for GPU memory, a round trip or more
+         * before the data; eager stages it through host memory at once. */
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+        param.flags = UCP_AM_SEND_FLAG_EAGER;
     }
     op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr),
                          req->data + p * req->stride, n * req->part_bytes, &param);
