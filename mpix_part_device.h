@@ -24,8 +24,16 @@
  * "mpix_pready_aggregate" "block", one block) are combined into one
  * counter update, and the call that completes the count publishes the
  * partition to the host progress engine with a system-scope fence.
- * Counters only grow, so nothing is reset between epochs: in epoch e a
- * partition is complete when its counter reaches e * threshold.
+ * That call also takes the threshold back off the counter (no call of the
+ * next epoch can come before the host has seen this one complete) and
+ * counts the partition's epoch: no division, whose 64-bit form would cost
+ * a kernel more registers than the rest, and with 1024 threads a block
+ * more than 32 registers a thread halve the blocks an SM can hold.
+ *
+ * The handle carries the request's aggregation level and mechanism in its
+ * two low bits (the request is 4 KiB aligned), so that a kernel branches on
+ * its argument instead of on a load, which a kernel writing at full memory
+ * bandwidth waits for as long as for its stores.
  */
 
 #ifndef MPIX_PART_DEVICE_H
@@ -55,6 +63,11 @@ enum {
     MPIX_PREQUEST_KERNEL_COPY = 1 /* kernel stores into the peer GPU (NVLink) */
 };
 
+/* The handle's low bits (MPIX_Prequest_create sets them). */
+#define MPIX_PREQUEST_TAG_BLOCK       ((uintptr_t) 1) /* aggregate MPIX_PREQUEST_AGGREGATE_BLOCK */
+#define MPIX_PREQUEST_TAG_KERNEL_COPY ((uintptr_t) 2) /* mechanism MPIX_PREQUEST_KERNEL_COPY */
+#define MPIX_PREQUEST_TAG_MASK        ((uintptr_t) 3)
+
 /* Lives in GPU memory; written by MPIX_Prequest_create, then by kernels
  * only in rtr_seen/rtr_poller. */
 struct mpix_prequest_s {
@@ -65,7 +78,8 @@ struct mpix_prequest_s {
     uint32_t remote_parts;          /* receive: the sender's partitions */
     uint32_t threshold;             /* send: MPIX_Pready calls per partition */
     uint64_t total_bytes;
-    unsigned long long *counters;   /* send, device memory: calls so far */
+    unsigned long long *counters;   /* send, device memory: calls this epoch */
+    unsigned long long *completed;  /* send, device memory: epochs completed */
     volatile uint64_t *ready;       /* send, host memory: epoch per partition */
     const volatile uint64_t *arrived; /* receive, host memory: epoch per sender partition */
     const volatile uint64_t *epoch; /* host memory: the request's current epoch */
@@ -88,6 +102,20 @@ struct mpix_prequest_s {
     int rtr_cache;                  /* 0: every copying group reads *rtr itself */
     uint32_t aggregate;             /* MPIX_PREQUEST_AGGREGATE_WARP or _BLOCK */
 };
+
+#ifdef __CUDACC__
+#define MPIX_PART_HOST_DEVICE __host__ __device__
+#else
+#define MPIX_PART_HOST_DEVICE
+#endif
+
+/* The request a handle names: where its fields live (host code reading
+ * them with cudaMemcpy needs it too). */
+MPIX_PART_HOST_DEVICE static inline struct mpix_prequest_s *
+mpix_prequest_ptr(struct mpix_prequest_s *preq)
+{
+    return (struct mpix_prequest_s *) ((uintptr_t) preq & ~MPIX_PREQUEST_TAG_MASK);
+}
 
 #ifdef __CUDACC__
 
@@ -127,7 +155,11 @@ __device__ static inline void mpix_part_wait_rtr(struct mpix_prequest_s *preq, u
 }
 
 /* Kernel copy: the group (lane `rank` of `size`) stores the partition into
- * the receiver's GPU, 16 bytes at a time where both sides are aligned. */
+ * the receiver's GPU, 16 bytes at a time where both sides are aligned.
+ * One load in flight per thread: an unrolled loop (four loads in flight)
+ * took a kernel calling MPIX_Pready from 25 to 48 registers a thread, and
+ * past 32, an SM holds one block of 1024 threads instead of two, which
+ * every kernel pays, not only the groups that copy. */
 __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq, int partition,
                                               unsigned rank, unsigned size)
 {
@@ -139,19 +171,12 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
         const uint4 *s16 = (const uint4 *) s;
         uint4 *d16 = (uint4 *) d;
         uint64_t n16 = n / 16;
-        /* four loads in flight before their stores: a few lanes cover a
-         * large partition over a link with microsecond latency */
-        for (i = rank; i + 3 * (uint64_t) size < n16; i += 4 * (uint64_t) size) {
-            uint4 v0 = s16[i], v1 = s16[i + size], v2 = s16[i + 2 * size], v3 = s16[i + 3 * size];
-            d16[i] = v0;
-            d16[i + size] = v1;
-            d16[i + 2 * size] = v2;
-            d16[i + 3 * size] = v3;
-        }
-        for (; i < n16; i += size) {
+#pragma unroll 1
+        for (i = rank; i < n16; i += size) {
             d16[i] = s16[i];
         }
     } else {
+#pragma unroll 1
         for (i = rank; i < n; i += size) {
             d[i] = s[i];
         }
@@ -164,19 +189,24 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
 /* n calls of this epoch's partition were made by the caller's group,
  * whose writes a release fence ordered before; the epoch the partition
  * completes with this update, or 0. The completing update acquires the
- * other groups' writes (a kernel copy reads them). */
+ * other groups' writes (a kernel copy reads them). Only the group's leader
+ * loads the request's fields, after its barrier: a load every thread made
+ * would keep the whole group waiting behind its stores. */
 __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, int partition,
                                                   unsigned n)
 {
     unsigned long long t = preq->threshold;
     unsigned long long old = atomicAdd(&preq->counters[partition], (unsigned long long) n);
-    unsigned long long now = old + n;
+    uint64_t e;
 
-    if (now / t == old / t) {
+    if (old >= t || old + n < t) {
         return 0;
     }
+    atomicAdd(&preq->counters[partition], 0ull - t);
     mpix_part_fence_gpu();
-    return now / t;
+    e = preq->completed[partition] + 1;
+    preq->completed[partition] = e;
+    return e;
 }
 
 /* Publish a complete partition: a release at system scope orders the data
@@ -202,12 +232,14 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
  * thread copies alone (kernel copy). */
 __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequest_s *preq)
 {
+    bool copy = 0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_KERNEL_COPY);
     uint64_t e;
 
+    preq = mpix_prequest_ptr(preq);
     mpix_part_fence_gpu();
     e = mpix_part_count(preq, partition, 1);
     if (0 != e) {
-        if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
+        if (copy) {
             mpix_part_wait_rtr(preq, e);
             mpix_part_store(preq, partition, 0, 1);
         }
@@ -221,12 +253,23 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
                                                    unsigned group)
 {
     unsigned lane = threadIdx.x & 31, leader = __ffs(group) - 1;
+    bool copy = 0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_KERNEL_COPY);
     uint64_t e = 0;
 
+    preq = mpix_prequest_ptr(preq);
     /* The barrier makes the group's writes visible to the leader, whose
      * fence then releases them all (PTX fences are cumulative): one fence
      * per group, not one per thread. */
     __syncwarp(group);
+    if (!copy) {
+        if (lane == leader) {
+            mpix_part_fence_gpu();
+            if (0 != (e = mpix_part_count(preq, partition, __popc(group)))) {
+                mpix_part_mark(preq, partition, e);
+            }
+        }
+        return 0;
+    }
     if (lane == leader) {
         mpix_part_fence_gpu();
         e = mpix_part_count(preq, partition, __popc(group));
@@ -235,14 +278,12 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
     if (0 == e) {
         return 0;
     }
-    if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
-        if (lane == leader) {
-            mpix_part_wait_rtr(preq, e);
-        }
-        __syncwarp(group);
-        mpix_part_store(preq, partition, __popc(group & ((1u << lane) - 1)), __popc(group));
-        __syncwarp(group);
+    if (lane == leader) {
+        mpix_part_wait_rtr(preq, e);
     }
+    __syncwarp(group);
+    mpix_part_store(preq, partition, __popc(group & ((1u << lane) - 1)), __popc(group));
+    __syncwarp(group);
     if (lane == leader) {
         mpix_part_mark(preq, partition, e);
     }
@@ -255,31 +296,43 @@ __device__ static inline int MPIX_Pready_warp(int partition, struct mpix_preques
     return mpix_part_pready_warp(partition, preq, __activemask());
 }
 
-/* Every thread of the block calls it for the same partition. */
+/* Every thread of the block calls it for the same partition. Without a
+ * kernel copy only the first thread has work after the barrier; the
+ * others leave there rather than wait for its fence and update. */
 __device__ static inline int MPIX_Pready_block(int partition, struct mpix_prequest_s *preq)
 {
     __shared__ uint64_t mpix_part_epoch;
     unsigned rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     unsigned size = blockDim.x * blockDim.y * blockDim.z;
+    bool copy = 0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_KERNEL_COPY);
+    uint64_t e;
 
+    preq = mpix_prequest_ptr(preq);
     __syncthreads();
-    if (0 == rank) { /* one fence for the block, as in the warp level */
+    if (!copy) {
+        if (0 == rank) { /* one fence for the block, as in the warp level */
+            mpix_part_fence_gpu();
+            if (0 != (e = mpix_part_count(preq, partition, size))) {
+                mpix_part_mark(preq, partition, e);
+            }
+        }
+        return 0;
+    }
+    if (0 == rank) {
         mpix_part_fence_gpu();
         mpix_part_epoch = mpix_part_count(preq, partition, size);
     }
     __syncthreads();
-    uint64_t e = mpix_part_epoch;
+    e = mpix_part_epoch;
     if (0 == e) {
         return 0;
     }
-    if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism) {
-        if (0 == rank) {
-            mpix_part_wait_rtr(preq, e);
-        }
-        __syncthreads();
-        mpix_part_store(preq, partition, rank, size);
-        __syncthreads();
+    if (0 == rank) {
+        mpix_part_wait_rtr(preq, e);
     }
+    __syncthreads();
+    mpix_part_store(preq, partition, rank, size);
+    __syncthreads();
     if (0 == rank) {
         mpix_part_mark(preq, partition, e);
     }
@@ -294,7 +347,7 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
  * all its threads. */
 __device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *preq)
 {
-    if (MPIX_PREQUEST_AGGREGATE_BLOCK == preq->aggregate) {
+    if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_BLOCK)) {
         return MPIX_Pready_block(partition, preq);
     }
     return mpix_part_pready_warp(partition, preq, __match_any_sync(__activemask(), partition));
@@ -304,6 +357,7 @@ __device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *
  * receive partition carries the current epoch. */
 __device__ static inline int MPIX_Parrived(struct mpix_prequest_s *preq, int partition, int *flag)
 {
+    preq = mpix_prequest_ptr(preq);
     uint64_t e = *preq->epoch;
     uint64_t per = preq->total_bytes / preq->parts;
     uint64_t sper = preq->total_bytes / preq->remote_parts;

@@ -41,7 +41,8 @@
 
 struct mca_part_ucx_dev_t {
     struct mpix_prequest_s host;    /* what the device copy holds */
-    struct mpix_prequest_s *dptr;   /* the device copy, the user's handle */
+    struct mpix_prequest_s *dptr;   /* the device copy */
+    MPIX_Prequest handle;           /* the user's: dptr and the tag bits */
     size_t dbytes;                  /* its allocation, counters included */
     int dev_id;                     /* of dptr, from mca_part_ucx_devmem_alloc */
     mca_part_ucx_block_t ready_block; /* send: epoch per partition, kernels write */
@@ -210,13 +211,13 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
 }
 
 /* One device allocation, filled by one copy: the request, then (send)
- * its counters. Counters only grow: epochs before this one count as
- * complete, so the calls of this epoch bring them to epoch * threshold. */
+ * its counters of this epoch's calls (none yet) and of the epochs each
+ * partition completed (those before this one). */
 static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t epoch)
 {
     size_t head = (sizeof(d->host) + 63) & ~(size_t) 63, p;
-    size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? parts * sizeof(unsigned long long) : 0;
-    unsigned long long *counters;
+    size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? 2 * parts * sizeof(unsigned long long) : 0;
+    unsigned long long *completed;
     char *image, *dmem = NULL;
     int rc;
 
@@ -227,12 +228,18 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
     d->dbytes = head + cbytes;
     rc = mca_part_ucx_devmem_alloc(d->dbytes, (void **) &dmem, &d->dev_id);
     if (OPAL_SUCCESS == rc) {
-        d->dptr = (struct mpix_prequest_s *) dmem;
+        d->dptr = (struct mpix_prequest_s *) dmem; /* released with d */
+    }
+    if (OPAL_SUCCESS == rc && 0 != ((uintptr_t) dmem & MPIX_PREQUEST_TAG_MASK)) {
+        rc = OPAL_ERROR; /* never: device allocations are 256-byte aligned */
+    }
+    if (OPAL_SUCCESS == rc) {
         if (cbytes > 0) {
             d->host.counters = (unsigned long long *) (dmem + head);
-            counters = (unsigned long long *) (image + head);
+            d->host.completed = d->host.counters + parts;
+            completed = (unsigned long long *) (image + head) + parts;
             for (p = 0; p < parts; ++p) {
-                counters[p] = (unsigned long long) (epoch - 1) * d->host.threshold;
+                completed[p] = (unsigned long long) (epoch - 1);
             }
         }
         memcpy(image, &d->host, sizeof(d->host));
@@ -356,7 +363,13 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     if (coll) {
         mca_part_ucx_coll_dev_attach(req, req->coll_done_block.addr);
     }
-    *preq = d->dptr;
+    /* What kernels branch on travels in the handle (mpix_part_device.h). */
+    d->handle = (MPIX_Prequest) ((uintptr_t) d->dptr |
+                                 ((MPIX_PREQUEST_AGGREGATE_BLOCK == d->host.aggregate)
+                                      ? MPIX_PREQUEST_TAG_BLOCK : 0) |
+                                 ((MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism)
+                                      ? MPIX_PREQUEST_TAG_KERNEL_COPY : 0));
+    *preq = d->handle;
     PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition "
                      "(one update per %s), %s", (void *) d->dptr,
                      send ? "send to" : "receive from", req->peer, req->tag, d->host.threshold,
@@ -407,7 +420,7 @@ OMPI_DECLSPEC int MPIX_Prequest_free(MPIX_Prequest *preq)
         n = opal_pointer_array_get_size(&m->requests);
         for (i = 0; i < n && NULL == req; ++i) {
             r = opal_pointer_array_get_item(&m->requests, i);
-            if (NULL != r && NULL != r->dev && r->dev->dptr == *preq) {
+            if (NULL != r && NULL != r->dev && r->dev->handle == *preq) {
                 req = r;
             }
         }

@@ -185,9 +185,17 @@ int main(int argc, char **argv)
             T_MPI(MPIX_Prequest_create(req[0], &preq[0]));
             T_MPI(MPIX_Prequest_create(req[1], &preq[1]));
             struct mpix_prequest_s d;
-            CUDA(cudaMemcpy(&d, preq[0], sizeof(d), cudaMemcpyDeviceToHost));
+            CUDA(cudaMemcpy(&d, mpix_prequest_ptr(preq[0]), sizeof(d), cudaMemcpyDeviceToHost));
             T_CHECK(!expect_copy || MPIX_PREQUEST_KERNEL_COPY == d.mechanism,
                     "send device request uses mechanism %u, not kernel copy", d.mechanism);
+            /* kernels branch on the handle's tag bits, not on these fields */
+            bool tag_copy = 0 != ((uintptr_t) preq[0] & MPIX_PREQUEST_TAG_KERNEL_COPY);
+            bool tag_block = 0 != ((uintptr_t) preq[0] & MPIX_PREQUEST_TAG_BLOCK);
+            T_CHECK(tag_copy == (MPIX_PREQUEST_KERNEL_COPY == d.mechanism) &&
+                        tag_block == (MPIX_PREQUEST_AGGREGATE_BLOCK == d.aggregate) &&
+                        MPIX_PREQUEST_MAGIC == d.magic,
+                    "handle %p: tags disagree with the request (mechanism %u, aggregate %u)",
+                    (void *) preq[0], d.mechanism, d.aggregate);
         }
         /* Polling from epoch 2: the first transfer between two GPU buffers
          * opens CUDA IPC mappings, which wait for running kernels of this
