@@ -30,6 +30,13 @@
  * a kernel more registers than the rest, and with 1024 threads a block
  * more than 32 registers a thread halve the blocks an SM can hold.
  *
+ * Transport groups: 2^group_shift consecutive partitions of a send request
+ * share one counter (threshold times as many calls), and the call that
+ * completes the group copies (kernel copy) and marks all of them, with one
+ * system-scope fence. The host chooses the group size from the partition
+ * size (MCA part_ucx_device_group_bytes): one copy and one fence per few
+ * hundred KiB instead of per partition.
+ *
  * The handle carries the request's aggregation level and mechanism in its
  * two low bits (the request is 4 KiB aligned), so that a kernel branches on
  * its argument instead of on a load, which a kernel writing at full memory
@@ -78,8 +85,8 @@ struct mpix_prequest_s {
     uint32_t remote_parts;          /* receive: the sender's partitions */
     uint32_t threshold;             /* send: MPIX_Pready calls per partition */
     uint64_t total_bytes;
-    unsigned long long *counters;   /* send, device memory: calls this epoch */
-    unsigned long long *completed;  /* send, device memory: epochs completed */
+    unsigned long long *counters;   /* send, device memory, per group: calls this epoch */
+    unsigned long long *completed;  /* send, device memory, per group: epochs completed */
     volatile uint64_t *ready;       /* send, host memory: epoch per partition */
     const volatile uint64_t *arrived; /* receive, host memory: epoch per sender partition */
     const volatile uint64_t *epoch; /* host memory: the request's current epoch */
@@ -101,6 +108,7 @@ struct mpix_prequest_s {
     int rtr_poller;
     int rtr_cache;                  /* 0: every copying group reads *rtr itself */
     uint32_t aggregate;             /* MPIX_PREQUEST_AGGREGATE_WARP or _BLOCK */
+    uint32_t group_shift;           /* send: log2 of the partitions of a transport group */
 };
 
 #ifdef __CUDACC__
@@ -132,6 +140,17 @@ __device__ static inline void mpix_part_fence_gpu(void)
 #endif
 }
 
+/* The transport group of `partition`: its first partition; returns how
+ * many partitions it has (the last group may be short). */
+__device__ static inline unsigned mpix_part_group(const struct mpix_prequest_s *preq,
+                                                  int partition, unsigned *first)
+{
+    unsigned s = preq->group_shift, f = ((unsigned) partition >> s) << s;
+
+    *first = f;
+    return min(1u << s, preq->parts - f);
+}
+
 /* Kernel copy, one thread of the group: wait until the receiver has
  * started `epoch` (before that its buffer is not ours). */
 __device__ static inline void mpix_part_wait_rtr(struct mpix_prequest_s *preq, uint64_t epoch)
@@ -154,8 +173,9 @@ __device__ static inline void mpix_part_wait_rtr(struct mpix_prequest_s *preq, u
     }
 }
 
-/* Kernel copy: the group (lane `rank` of `size`) stores the partition into
- * the receiver's GPU, 16 bytes at a time where both sides are aligned.
+/* Kernel copy: the group (lane `rank` of `size`) stores the partition's
+ * transport group into the receiver's GPU, 16 bytes at a time where both
+ * sides are aligned.
  * One load in flight per thread: an unrolled loop (four loads in flight)
  * took a kernel calling MPIX_Pready from 25 to 48 registers a thread, and
  * past 32, an SM holds one block of 1024 threads instead of two, which
@@ -163,7 +183,8 @@ __device__ static inline void mpix_part_wait_rtr(struct mpix_prequest_s *preq, u
 __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq, int partition,
                                               unsigned rank, unsigned size)
 {
-    uint64_t off = (uint64_t) partition * preq->part_bytes, n = preq->part_bytes, i;
+    unsigned first, count = mpix_part_group(preq, partition, &first);
+    uint64_t off = (uint64_t) first * preq->part_bytes, n = count * preq->part_bytes, i;
     const char *s = preq->src + off;
     char *d = preq->dst + off;
 
@@ -187,6 +208,7 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
 }
 
 /* n calls of this epoch's partition were made by the caller's group,
+ * counted toward the partition's transport group;
  * whose writes a release fence ordered before; the epoch the partition
  * completes with this update, or 0. The completing update acquires the
  * other groups' writes (a kernel copy reads them). Only the group's leader
@@ -195,37 +217,46 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
 __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, int partition,
                                                   unsigned n)
 {
-    unsigned long long t = preq->threshold;
-    unsigned long long old = atomicAdd(&preq->counters[partition], (unsigned long long) n);
+    unsigned first, g = (unsigned) partition >> preq->group_shift;
+    unsigned long long t = (unsigned long long) preq->threshold *
+                           mpix_part_group(preq, partition, &first);
+    unsigned long long old = atomicAdd(&preq->counters[g], (unsigned long long) n);
     uint64_t e;
 
     if (old >= t || old + n < t) {
         return 0;
     }
-    atomicAdd(&preq->counters[partition], 0ull - t);
+    atomicAdd(&preq->counters[g], 0ull - t);
     mpix_part_fence_gpu();
-    e = preq->completed[partition] + 1;
-    preq->completed[partition] = e;
+    e = preq->completed[g] + 1;
+    preq->completed[g] = e;
     return e;
 }
 
-/* Publish a complete partition: a release at system scope orders the data
- * the caller's group wrote (and synchronised with) before the receiver's
- * arrival flag (kernel copy, where mapped) and the mark the host progress
- * engine reads; lighter than __threadfence_system's sequentially
- * consistent fence. */
+/* Publish a complete transport group: a release at system scope orders
+ * the data the caller's group wrote (and synchronised with) before the
+ * receiver's arrival flags (kernel copy, where mapped) and the marks the
+ * host progress engine reads; lighter than __threadfence_system's
+ * sequentially consistent fence. */
 __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int partition,
                                              uint64_t epoch)
 {
+    unsigned first, count = mpix_part_group(preq, partition, &first), p;
+    /* loaded once: a volatile store may alias them, and a reload waits
+     * behind the kernel's stores */
+    volatile uint64_t *remote = preq->remote_arrived, *ready = preq->ready;
+
 #if __CUDA_ARCH__ >= 700
     asm volatile("fence.acq_rel.sys;" ::: "memory");
 #else
     __threadfence_system();
 #endif
-    if (MPIX_PREQUEST_KERNEL_COPY == preq->mechanism && NULL != preq->remote_arrived) {
-        preq->remote_arrived[partition] = epoch;
+    for (p = first; p < first + count; ++p) {
+        if (NULL != remote) { /* set only with a kernel copy */
+            remote[p] = epoch;
+        }
+        ready[p] = epoch;
     }
-    preq->ready[partition] = epoch;
 }
 
 /* One call per thread, one counter update per thread; the completing

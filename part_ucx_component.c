@@ -57,6 +57,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .coll_transport_bytes_gpu = 4 << 20,
     .join_bytes = 1 << 20,
     .join_bytes_gpu = 1 << 20,
+    .device_group_bytes = 128 << 10,
     .gpu_eager_bytes = 8192,
     .device_arrivals = false,
     .device_rtr_cache = true,
@@ -223,6 +224,16 @@ static int mca_part_ucx_component_register(void)
         "saves a UCX cuda_ipc rendezvous, about 10 us, per partition it adds)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes_gpu);
+
+    (void) mca_base_component_var_register(c, "device_group_bytes",
+        "Device send requests (MPIX_Prequest): consecutive partitions share one "
+        "counter up to this many bytes (a power of two of them); the kernel's "
+        "MPIX_Pready call that completes such a transport group copies (kernel "
+        "copy) and marks all of its partitions with one system-scope fence "
+        "(0: every partition on its own). The info key \"mpix_device_group_bytes\" "
+        "of MPI_Psend_init overrides it",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_group_bytes);
 
     (void) mca_base_component_var_register(c, "gpu_eager_bytes",
         "GPU data to a peer whose buffer cuda_ipc cannot map (another node, or "

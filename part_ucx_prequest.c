@@ -74,17 +74,36 @@ static int mca_part_ucx_dev_info_choice(ompi_info_t *info, const char *key,
     return MPI_SUCCESS;
 }
 
+/* The info key's integer value, at least `min`, into *out; left as it is
+ * where the key is absent. */
+static int mca_part_ucx_dev_info_int(ompi_info_t *info, const char *key, int min, int *out)
+{
+    opal_cstring_t *value = NULL;
+    int flag = 0, n = 0, rc = MPI_SUCCESS;
+
+    if (OPAL_SUCCESS != opal_info_get(&info->super, key, &value, &flag) || !flag) {
+        return MPI_SUCCESS;
+    }
+    if (OPAL_SUCCESS != opal_cstring_to_int(value, &n) || n < min) {
+        rc = MPI_ERR_INFO_VALUE;
+    } else {
+        *out = n;
+    }
+    OBJ_RELEASE(value);
+    return rc;
+}
+
 int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
 {
     /* in the order of mca_part_ucx_device_copy_t and _pready_aggregate_t */
     static const char *const copies[] = {"auto", "progress", "kernel"};
     static const char *const levels[] = {"warp", "block"};
-    opal_cstring_t *value = NULL;
-    int flag = 0, n = 1, rc;
+    int threads = 1, rc;
 
     req->pready_threads = 1;
     req->device_copy = mca_part_ucx_component.device_copy;
     req->pready_aggregate = mca_part_ucx_component.pready_aggregate;
+    req->device_group_bytes = mca_part_ucx_component.device_group_bytes;
     if (NULL == info || MPI_INFO_NULL == info) {
         return MPI_SUCCESS;
     }
@@ -93,21 +112,32 @@ int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
         rc = mca_part_ucx_dev_info_choice(info, "mpix_pready_aggregate", levels, 2,
                                           &req->pready_aggregate);
     }
-    if (MPI_SUCCESS != rc) {
-        return rc;
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_dev_info_int(info, "mpix_pready_threads", 1, &threads);
     }
-    flag = 0;
-    if (OPAL_SUCCESS != opal_info_get(&info->super, "mpix_pready_threads", &value, &flag) ||
-        !flag) {
-        return MPI_SUCCESS;
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_dev_info_int(info, "mpix_device_group_bytes", 0,
+                                       &req->device_group_bytes);
     }
-    if (OPAL_SUCCESS != opal_cstring_to_int(value, &n) || n <= 0) {
-        OBJ_RELEASE(value);
-        return MPI_ERR_INFO_VALUE;
+    req->pready_threads = (uint32_t) threads;
+    return rc;
+}
+
+/* Transport groups of a device send request: the largest power of two of
+ * partitions that fits in device_group_bytes (collectives group on their
+ * own, in their schedule). */
+static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req)
+{
+    uint32_t s = 0;
+
+    if (MCA_PART_UCX_SEND != req->kind || 0 == req->part_bytes) {
+        return 0;
     }
-    OBJ_RELEASE(value);
-    req->pready_threads = (uint32_t) n;
-    return MPI_SUCCESS;
+    while (s < 30 && ((size_t) 2 << s) <= req->parts &&
+           ((size_t) 2 << s) * req->part_bytes <= (size_t) req->device_group_bytes) {
+        ++s;
+    }
+    return s;
 }
 
 void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
@@ -149,12 +179,16 @@ bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req)
     return NULL != req->dev->host.remote_arrived;
 }
 
-/* Called from the send progress with the module lock held. */
+/* Called from the send progress with the module lock held. Kernels mark
+ * a transport group's partitions together: a group whose first unclaimed
+ * partition is not marked yet is skipped whole. */
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
     const volatile uint64_t *ready = d->ready_block.addr;
     uint64_t queued = PART_UCX_QUEUED(req->epoch);
+    unsigned shift = d->host.group_shift;
+    int64_t claimed = 0;
     size_t p;
 
     if (MCA_PART_UCX_SEND != req->kind) {
@@ -166,21 +200,29 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
     if (0 == d->pending) {
         return;
     }
-    for (p = d->low; p < req->parts; ++p) {
+    for (p = d->low; p < req->parts;) {
         if (req->part_state[p] >= queued) {
             d->low += (p == d->low);
+            ++p;
             continue;
         }
-        if (ready[p] >= req->epoch) {
-            opal_atomic_rmb(); /* the kernel's data before its mark */
-            if (NULL != d->copied) {
-                d->copied[p] = req->epoch; /* only the arrival is left to send */
-            }
-            if (mca_part_ucx_mark_ready(req, p)) {
-                --d->pending;
-            }
-            d->low += (p == d->low);
+        if (ready[p] < req->epoch) {
+            p = ((p >> shift) + 1) << shift;
+            continue;
         }
+        opal_atomic_rmb(); /* the kernel's data before its mark */
+        if (NULL != d->copied) {
+            d->copied[p] = req->epoch; /* only the arrival is left to send */
+        }
+        if (mca_part_ucx_claim_ready(req, p)) {
+            --d->pending;
+            ++claimed;
+        }
+        d->low += (p == d->low);
+        ++p;
+    }
+    if (0 != claimed) {
+        opal_atomic_add_fetch_64(&req->queued, claimed);
     }
 }
 
@@ -212,7 +254,8 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
 
 /* One device allocation, filled by one copy: the request, then (send)
  * its counters of this epoch's calls (none yet) and of the epochs each
- * partition completed (those before this one). */
+ * transport group completed (those before this one); sized for one group
+ * per partition. */
 static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t epoch)
 {
     size_t head = (sizeof(d->host) + 63) & ~(size_t) 63, p;
@@ -322,6 +365,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.parts = (uint32_t) req->parts;
     d->host.remote_parts = (uint32_t) (coll ? req->parts : req->remote_parts);
     d->host.threshold = req->pready_threads;
+    d->host.group_shift = mca_part_ucx_dev_group_shift(req);
     d->host.aggregate = (MCA_PART_UCX_PREADY_AGGREGATE_BLOCK == req->pready_aggregate)
                             ? MPIX_PREQUEST_AGGREGATE_BLOCK : MPIX_PREQUEST_AGGREGATE_WARP;
     d->host.total_bytes = coll ? req->parts : req->total_bytes; /* one word per partition */
@@ -371,9 +415,10 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
                                       ? MPIX_PREQUEST_TAG_KERNEL_COPY : 0));
     *preq = d->handle;
     PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition "
-                     "(one update per %s), %s", (void *) d->dptr,
+                     "(one update per %s), %u partitions a group, %s", (void *) d->dptr,
                      send ? "send to" : "receive from", req->peer, req->tag, d->host.threshold,
                      (MPIX_PREQUEST_AGGREGATE_BLOCK == d->host.aggregate) ? "block" : "warp",
+                     1u << d->host.group_shift,
                      (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism) ? "kernel copy"
                                                                        : "progress engine");
     PART_UCX_VERBOSE(10, "device request %p: %llu us (setup wait %llu, host words %llu, "

@@ -82,6 +82,7 @@ struct mca_part_ucx_request_t {
     uint32_t pready_threads;        /* info "mpix_pready_threads": device calls per partition */
     int device_copy;                /* send: mca_part_ucx_device_copy_t, from info or MCA */
     int pready_aggregate;           /* mca_part_ucx_pready_aggregate_t, from info or MCA */
+    int device_group_bytes;         /* send: info "mpix_device_group_bytes" or MCA */
     bool exposed;                   /* receive: GPU buffer mapped for the sender's kernels */
 
     /* Remote side, from the setup exchange. */
@@ -165,7 +166,7 @@ void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg);
 void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped);
 bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req);
 /* Mark partition p ready (queued) in this epoch; false if it already was. */
-bool mca_part_ucx_mark_ready(mca_part_ucx_request_t *req, size_t p);
+bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p);
 
 /* Device requests (part_ucx_prequest.c). */
 int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info);

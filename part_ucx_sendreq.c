@@ -422,6 +422,7 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     uint64_t queued = PART_UCX_QUEUED(req->epoch), claimed = 0, copied = 0, am = 0, expected;
+    int64_t by_am = 0;
     mca_part_ucx_flag_batch_t local, *b;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
@@ -440,7 +441,7 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
             continue;
         }
         if (req->am) {
-            opal_atomic_add_fetch_64(&req->queued, -1);
+            ++by_am;
             if (NULL != req->dev && mca_part_ucx_dev_copied(req, p)) {
                 copied |= UINT64_C(1) << i;
             } else {
@@ -450,6 +451,9 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         }
         claimed |= UINT64_C(1) << i;
         req->flag_values[p] = req->epoch;
+    }
+    if (0 != by_am) {
+        opal_atomic_add_fetch_64(&req->queued, -by_am);
     }
     if (0 != claimed) {
         mca_part_ucx_put_data(req, first, claimed);
@@ -542,7 +546,10 @@ static void mca_part_ucx_pack(mca_part_ucx_request_t *req, size_t p)
     OBJ_DESTRUCT(&conv);
 }
 
-bool mca_part_ucx_mark_ready(mca_part_ucx_request_t *req, size_t p)
+/* Partition p from not ready to queued, by this caller only; the caller
+ * counts it into req->queued (once for a whole range: an atomic per
+ * partition showed up at a thousand partitions an epoch). */
+bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p)
 {
     uint64_t queued = PART_UCX_QUEUED(req->epoch), old = req->part_state[p];
 
@@ -552,12 +559,9 @@ bool mca_part_ucx_mark_ready(mca_part_ucx_request_t *req, size_t p)
     if (NULL != req->pack_buf) {
         mca_part_ucx_pack(req, p);
     }
-    if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
-                                                (int64_t *) &old, queued)) {
-        return false; /* made ready concurrently by another thread */
-    }
-    opal_atomic_add_fetch_64(&req->queued, 1);
-    return true;
+    /* false: made ready concurrently by another thread */
+    return opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+                                                  (int64_t *) &old, queued);
 }
 
 int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request)
@@ -575,10 +579,11 @@ int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *reques
     if (MCA_PART_UCX_COLL == req->kind) {
         return mca_part_ucx_coll_pready(req, min_part, max_part);
     }
-    for (p = min_part; p <= max_part; ++p) {
-        if (!mca_part_ucx_mark_ready(req, p)) {
-            return MPI_ERR_ARG; /* already ready in this epoch */
-        }
+    for (p = min_part; p <= max_part && mca_part_ucx_claim_ready(req, p); ++p) {
+    }
+    opal_atomic_add_fetch_64(&req->queued, (int64_t) (p - min_part));
+    if (p <= max_part) {
+        return MPI_ERR_ARG; /* already ready in this epoch */
     }
     if (req->proc_null) {
         return OMPI_SUCCESS;

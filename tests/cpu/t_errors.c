@@ -58,6 +58,13 @@ int main(int argc, char **argv)
     EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
            MPI_ERR_INFO_VALUE);
     T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
+    T_MPI(MPI_Info_set(info, "mpix_device_group_bytes", "-1"));
+    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+           MPI_ERR_INFO_VALUE);
+    T_MPI(MPI_Info_set(info, "mpix_device_group_bytes", "many"));
+    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+           MPI_ERR_INFO_VALUE);
+    T_MPI(MPI_Info_set(info, "mpix_device_group_bytes", "65536"));
     T_MPI(MPI_Psend_init(buf, 4, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, info, &tmp));
     EXPECT(MPIX_Prequest_create(tmp, &preq), MPI_ERR_REQUEST); /* not started */
     T_CHECK(NULL == preq, "a failed MPIX_Prequest_create set its handle");
