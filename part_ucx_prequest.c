@@ -174,6 +174,11 @@ bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
     return NULL != req->dev->copied && req->dev->copied[p] == req->epoch;
 }
 
+unsigned mca_part_ucx_dev_group(const mca_part_ucx_request_t *req)
+{
+    return 1u << req->dev->host.group_shift;
+}
+
 bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req)
 {
     return NULL != req->dev->host.remote_arrived;

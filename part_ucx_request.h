@@ -181,6 +181,8 @@ bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p);
 /* Kernel copy: the kernels set the receiver's arrival flags themselves. */
 bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req);
+/* Partitions a transport group of the device request (1: not grouped). */
+unsigned mca_part_ucx_dev_group(const mca_part_ucx_request_t *req);
 /* Tell kernels the receiver's buffer of the current epoch is ready. */
 void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req);
 void mca_part_ucx_send_release(mca_part_ucx_request_t *req);

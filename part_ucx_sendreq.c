@@ -10,6 +10,7 @@
 #include "ompi_config.h"
 
 #include "opal/datatype/opal_convertor.h"
+#include "opal/util/show_help.h"
 #include "ompi/proc/proc.h"
 
 #include "part_ucx.h"
@@ -578,6 +579,17 @@ int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *reques
     }
     if (MCA_PART_UCX_COLL == req->kind) {
         return mca_part_ucx_coll_pready(req, min_part, max_part);
+    }
+    if (NULL != req->dev && mca_part_ucx_dev_group(req) > 1) {
+        /* kernels complete whole groups: a host-readied partition of one
+         * would leave its group waiting for calls that never come */
+        static bool told = false;
+        if (!told) {
+            told = true;
+            opal_show_help("help-part-ucx.txt", "host pready grouped", true,
+                           (int) mca_part_ucx_dev_group(req), req->device_group_bytes);
+        }
+        return MPI_ERR_REQUEST;
     }
     for (p = min_part; p <= max_part && mca_part_ucx_claim_ready(req, p); ++p) {
     }

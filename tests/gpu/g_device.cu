@@ -196,6 +196,13 @@ int main(int argc, char **argv)
                         MPIX_PREQUEST_MAGIC == d.magic,
                     "handle %p: tags disagree with the request (mechanism %u, aggregate %u)",
                     (void *) preq[0], d.mechanism, d.aggregate);
+            /* kernels complete whole transport groups: the host may not
+             * ready a partition of one (MPI_ERR_REQUEST, not a hang) */
+            if (errors && d.group_shift > 0) {
+                int cls = err_class(MPI_Pready(0, req[0]));
+                T_CHECK(MPI_ERR_REQUEST == cls, "host MPI_Pready in a group of %u: class %d",
+                        1u << d.group_shift, cls);
+            }
         }
         /* Polling from epoch 2: the first transfer between two GPU buffers
          * opens CUDA IPC mappings, which wait for running kernels of this
