@@ -128,10 +128,22 @@ int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
  * own, in their schedule). */
 static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req)
 {
+    uint64_t queued = PART_UCX_QUEUED(req->epoch);
     uint32_t s = 0;
+    size_t p;
 
     if (MCA_PART_UCX_SEND != req->kind || 0 == req->part_bytes) {
         return 0;
+    }
+    /* Partitions the host readied in this epoch before the device request
+     * existed: their groups could not complete in kernels. */
+    for (p = 0; p < req->parts; ++p) {
+        if (req->part_state[p] >= queued) {
+            PART_UCX_VERBOSE(5, "send to rank %d tag %d: partitions readied on the host "
+                             "before MPIX_Prequest_create, so no transport groups",
+                             req->peer, req->tag);
+            return 0;
+        }
     }
     while (s < 30 && ((size_t) 2 << s) <= req->parts &&
            ((size_t) 2 << s) * req->part_bytes <= (size_t) req->device_group_bytes) {
