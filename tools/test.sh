@@ -114,6 +114,34 @@ check_cuda_objects() {
         { echo "device plugin needs a shared CUDA runtime"; return 1; }
 }
 
+# A kernel calling MPIX_Pready must stay within 32 registers a thread: past
+# that an SM holds one block of 1024 threads instead of two, which doubled
+# the benchmarks' kernel times (bench/results/h200x1-mps/registers.txt).
+check_device_registers() {
+    [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
+    [ "$have_nvcc" = yes ] || { echo "no nvcc"; return 1; }
+    local src=$BUILD/regs.cu out level regs
+    cat > "$src" <<'CU'
+#include <mpix_part_device.h>
+__global__ void k_auto(float *x, int bpp, struct mpix_prequest_s *preq)
+{ long i = blockIdx.x * (long) blockDim.x + threadIdx.x; x[i] = (float) i; MPIX_Pready(blockIdx.x / bpp, preq); }
+__global__ void k_block(float *x, int bpp, struct mpix_prequest_s *preq)
+{ long i = blockIdx.x * (long) blockDim.x + threadIdx.x; x[i] = (float) i; MPIX_Pready_block(blockIdx.x / bpp, preq); }
+__global__ void k_warp(float *x, int bpp, struct mpix_prequest_s *preq)
+{ long i = blockIdx.x * (long) blockDim.x + threadIdx.x; x[i] = (float) i; MPIX_Pready_warp(blockIdx.x / bpp, preq); }
+__global__ void k_thread(float *x, int bpp, struct mpix_prequest_s *preq)
+{ long i = blockIdx.x * (long) blockDim.x + threadIdx.x; x[i] = (float) i; MPIX_Pready_thread(blockIdx.x / bpp, preq); }
+CU
+    out=$("$CUDA_HOME/bin/nvcc" -O2 -arch=sm_90 -I"$PREFIX/include" -Xptxas -v -c -o /dev/null \
+          "$src" 2>&1) || { echo "$out"; return 1; }
+    for level in auto block warp thread; do
+        regs=$(awk -v f="k_${level}P" '/Compiling entry function/ { cur = index($0, f) > 0 }
+            cur && match($0, /Used [0-9]+ registers/) { print substr($0, RSTART + 5, RLENGTH - 15); exit }' <<<"$out")
+        [ -n "$regs" ] || { echo "no register count for MPIX_Pready ($level)"; return 1; }
+        [ "$regs" -le 32 ] || { echo "MPIX_Pready ($level): $regs registers a thread (> 32)"; return 1; }
+    done
+}
+
 check_ompi_info() {
     local out
     out=$(ompi_info --param part ucx --level 9) || return 1
@@ -141,6 +169,7 @@ if [ "$suite" = cpu ]; then
     run_check build:patches-applied check_patches
     run_check build:cuda-objects check_cuda_objects
     run_check build:ompi_info-params check_ompi_info
+    run_check build:device-registers check_device_registers
     run_check build:libmpi-exports-mpix check_libmpi_deps
 fi
 
