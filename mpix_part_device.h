@@ -87,7 +87,8 @@ struct mpix_prequest_s {
     uint64_t total_bytes;
     unsigned long long *counters;   /* send, device memory, per group: calls this epoch */
     unsigned long long *completed;  /* send, device memory, per group: epochs completed */
-    volatile uint64_t *ready;       /* send, host memory: epoch per partition */
+    volatile uint64_t *ready;       /* send, host memory: epoch per group, at its first
+                                     * partition (the host reads one word a group) */
     const volatile uint64_t *arrived; /* receive, host memory: epoch per sender partition */
     const volatile uint64_t *epoch; /* host memory: the request's current epoch */
     /* Kernel copy (send): partition p goes from src + p * part_bytes to the
@@ -235,8 +236,9 @@ __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, 
 
 /* Publish a complete transport group: a release at system scope orders
  * the data the caller's group wrote (and synchronised with) before the
- * receiver's arrival flags (kernel copy, where mapped) and the marks the
- * host progress engine reads; lighter than __threadfence_system's
+ * receiver's arrival flags (kernel copy, where mapped) and the mark the
+ * host progress engine reads, one word a group (each word the GPU writes
+ * costs the host a cache miss to read); lighter than __threadfence_system's
  * sequentially consistent fence. */
 __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int partition,
                                              uint64_t epoch)
@@ -251,12 +253,10 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
 #else
     __threadfence_system();
 #endif
-    for (p = first; p < first + count; ++p) {
-        if (NULL != remote) { /* set only with a kernel copy */
-            remote[p] = epoch;
-        }
-        ready[p] = epoch;
+    for (p = first; NULL != remote && p < first + count; ++p) {
+        remote[p] = epoch; /* set only with a kernel copy */
     }
+    ready[first] = epoch;
 }
 
 /* One call per thread, one counter update per thread; the completing

@@ -45,7 +45,7 @@ struct mca_part_ucx_dev_t {
     MPIX_Prequest handle;           /* the user's: dptr and the tag bits */
     size_t dbytes;                  /* its allocation, counters included */
     int dev_id;                     /* of dptr, from mca_part_ucx_devmem_alloc */
-    mca_part_ucx_block_t ready_block; /* send: epoch per partition, kernels write */
+    mca_part_ucx_block_t ready_block; /* send: epoch per group, kernels write */
     mca_part_ucx_block_t epoch_block; /* kernels read: [0] current epoch, [1] receiver ready */
     size_t pending;                 /* send: partitions not yet picked up this epoch */
     size_t low;                     /* send: partitions below are picked up (kernels mark
@@ -178,7 +178,9 @@ void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req)
 
 bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p)
 {
-    return ((const volatile uint64_t *) req->dev->ready_block.addr)[p] >= req->epoch;
+    size_t first = (p >> req->dev->host.group_shift) << req->dev->host.group_shift;
+
+    return ((const volatile uint64_t *) req->dev->ready_block.addr)[first] >= req->epoch;
 }
 
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
@@ -197,16 +199,18 @@ bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req)
 }
 
 /* Called from the send progress with the module lock held. Kernels mark
- * a transport group's partitions together: a group whose first unclaimed
- * partition is not marked yet is skipped whole. */
+ * a transport group with one word, at its first partition: a group not
+ * marked yet is skipped whole, a marked one is claimed whole. Partitions a
+ * kernel copied need only their arrivals, sent for up to 64 at a time. */
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
     const volatile uint64_t *ready = d->ready_block.addr;
-    uint64_t queued = PART_UCX_QUEUED(req->epoch);
+    uint64_t queued = PART_UCX_QUEUED(req->epoch), bits = 0;
     unsigned shift = d->host.group_shift;
+    bool copied = NULL != d->copied && req->am;
     int64_t claimed = 0;
-    size_t p;
+    size_t p, base = 0;
 
     if (MCA_PART_UCX_SEND != req->kind) {
         return;
@@ -217,27 +221,36 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
     if (0 == d->pending) {
         return;
     }
-    for (p = d->low; p < req->parts;) {
+    for (p = d->low; p < req->parts; ++p) {
         if (req->part_state[p] >= queued) {
             d->low += (p == d->low);
-            ++p;
             continue;
         }
-        if (ready[p] < req->epoch) {
-            p = ((p >> shift) + 1) << shift;
+        if (ready[(p >> shift) << shift] < req->epoch) {
+            p = (((p >> shift) + 1) << shift) - 1;
             continue;
         }
         opal_atomic_rmb(); /* the kernel's data before its mark */
+        d->low += (p == d->low);
         if (NULL != d->copied) {
             d->copied[p] = req->epoch; /* only the arrival is left to send */
         }
-        if (mca_part_ucx_claim_ready(req, p)) {
+        if (copied) { /* the kernel stored it after the receiver's ready */
+            if (p - base >= 64) {
+                mca_part_ucx_send_copied(req, base, bits);
+                base = p;
+                bits = 0;
+            }
+            if (mca_part_ucx_claim_copied(req, p)) {
+                bits |= UINT64_C(1) << (p - base);
+                --d->pending;
+            }
+        } else if (mca_part_ucx_claim_ready(req, p)) {
             --d->pending;
             ++claimed;
         }
-        d->low += (p == d->low);
-        ++p;
     }
+    mca_part_ucx_send_copied(req, base, bits);
     if (0 != claimed) {
         opal_atomic_add_fetch_64(&req->queued, claimed);
     }

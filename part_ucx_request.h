@@ -167,6 +167,8 @@ void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped);
 bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req);
 /* Mark partition p ready (queued) in this epoch; false if it already was. */
 bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p);
+bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p);
+void mca_part_ucx_send_copied(mca_part_ucx_request_t *req, size_t first, uint64_t bits);
 
 /* Device requests (part_ucx_prequest.c). */
 int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info);

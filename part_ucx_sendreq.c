@@ -510,6 +510,34 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
     }
 }
 
+/* Kernel copy over active messages: partition p, which a kernel stored
+ * into the receiver, goes from not ready straight to issued (no queue, no
+ * second compare-and-swap in mca_part_ucx_issue); false where another
+ * caller had it. */
+bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p)
+{
+    uint64_t expected = req->part_state[p];
+
+    return expected < PART_UCX_QUEUED(req->epoch) &&
+           opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+                                                  (int64_t *) &expected,
+                                                  PART_UCX_ISSUED(req->epoch));
+}
+
+/* The arrivals of claimed copied partitions first + i (bit i of `bits`):
+ * one message for up to 64 of them. */
+void mca_part_ucx_send_copied(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
+{
+    if (0 == bits) {
+        return;
+    }
+    if (mca_part_ucx_dev_sets_arrivals(req)) {
+        opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(bits));
+    } else {
+        mca_part_ucx_send_arrivals(req, first, bits);
+    }
+}
+
 static void mca_part_ucx_issue(mca_part_ucx_request_t *req, size_t first, size_t last)
 {
     size_t n;
