@@ -8,6 +8,8 @@
 #   tools/test.sh -k PATTERN   only tests whose name matches PATTERN
 #   TEST_TIMEOUT=S             per-test limit in seconds (default 180)
 #   TEST_WRAPPER="valgrind ..."  prefix every MPI process (see README)
+#   TEST_LIST=FILE             run FILE's lines instead of tests/SUITE.list
+#   TEST_REUSE_BUILD=1         keep test programs already built (repeated runs)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -43,10 +45,12 @@ selected() { [ -z "$filter" ] || [[ "$1" == *$filter* ]]; }
 
 # --- build the test programs ------------------------------------------------
 build_log=$BUILD/build.log
-: > "$build_log"
 build_failed=()
+reuse() { [ -n "${TEST_REUSE_BUILD:-}" ] && [ -x "$1" ]; }
+[ -n "${TEST_REUSE_BUILD:-}" ] || : > "$build_log"
 for src in "$PART_UCX_SRC"/tests/cpu/*.c; do
     exe=$BUILD/$(basename "$src" .c)
+    reuse "$exe" && continue
     rm -f "$exe" # a program that no longer compiles must not run as it was
     if ! mpicc -O2 -g -Wall -Wextra -Werror -pthread -o "$exe" "$src" >>"$build_log" 2>&1; then
         build_failed+=("$(basename "$src")")
@@ -60,6 +64,7 @@ if [ "$part_ucx_use_cuda" = yes ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
         exe=$BUILD/$(basename "$src" .cu)
         ucx_libs=   # u_* tests call UCP themselves
         [[ $(basename "$src") == u_* ]] && ucx_libs="-lucp -lucs"
+        reuse "$exe" && continue
         rm -f "$exe" "$exe.o"
         # nvcc compiles, the install's mpicc links: the MPI flags come from it.
         if ! { "$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" \
@@ -174,7 +179,7 @@ if [ "$suite" = cpu ]; then
 fi
 
 # --- MPI tests ------------------------------------------------------------------
-list=$PART_UCX_SRC/tests/$suite.list
+list=${TEST_LIST:-$PART_UCX_SRC/tests/$suite.list}
 if [ "$suite" = gpu ] && ! nvidia-smi -L >/dev/null 2>&1; then
     echo "SKIP  GPU suite: no GPU on this machine (nvidia-smi -L failed)"
     echo "$passed passed, $failed failed"
