@@ -87,7 +87,7 @@ typedef struct mca_part_ucx_component_t {
     int coll_transport_bytes_gpu;   /* the same on GPU buffers */
     int join_bytes;                 /* adjacent ready partitions per message/put, bytes */
     int join_bytes_gpu;             /* the same for GPU data */
-    int device_group_bytes;         /* device sends: bytes of a transport group */
+    int device_group_bytes;         /* device sends: bytes of a transport group (-1: by mechanism) */
     int gpu_eager_bytes;            /* GPU data without a cuda_ipc mapping: eager up to this */
     bool device_arrivals;           /* kernel copy: kernels set the receiver's flags */
     bool device_rtr_cache;          /* kernel copy: receiver-ready word cached on the GPU */

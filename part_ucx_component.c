@@ -56,8 +56,8 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .coll_transport_bytes = 4096,
     .coll_transport_bytes_gpu = 4 << 20,
     .join_bytes = 1 << 20,
-    .join_bytes_gpu = 1 << 20,
-    .device_group_bytes = 128 << 10,
+    .join_bytes_gpu = 16 << 20,
+    .device_group_bytes = -1,
     .gpu_eager_bytes = 8192,
     .device_arrivals = true,
     .device_rtr_cache = true,
@@ -221,7 +221,10 @@ static int mca_part_ucx_component_register(void)
 
     (void) mca_base_component_var_register(c, "join_bytes_gpu",
         "part_ucx_join_bytes for GPU data (0: one message per partition; joining "
-        "saves a UCX cuda_ipc rendezvous, about 10 us, per partition it adds)",
+        "saves a UCX cuda_ipc rendezvous, about 10 us, or a host copy of about 5 us "
+        "per partition it adds). Only partitions ready together join, so a large cap "
+        "delays nothing: on one H100 the progress engine at 1024 blocks of 8 KiB went "
+        "from 96 to 191 GB/s with 16 MiB instead of 1 MiB",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes_gpu);
 
@@ -230,8 +233,10 @@ static int mca_part_ucx_component_register(void)
         "counter up to this many bytes (a power of two of them); the kernel's "
         "MPIX_Pready call that completes such a transport group copies (kernel "
         "copy) and marks all of its partitions with one system-scope fence "
-        "(0: every partition on its own). The info key \"mpix_device_group_bytes\" "
-        "of MPI_Psend_init overrides it",
+        "(-1: 128 KiB for kernel copy, where the completing block copies the group, "
+        "and 1 MiB for the progress engine, where each group costs a host copy or "
+        "message; 0: every partition on its own). The info key "
+        "\"mpix_device_group_bytes\" of MPI_Psend_init overrides it",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_group_bytes);
 

@@ -82,7 +82,7 @@ struct mca_part_ucx_request_t {
     uint32_t pready_threads;        /* info "mpix_pready_threads": device calls per partition */
     int device_copy;                /* send: mca_part_ucx_device_copy_t, from info or MCA */
     int pready_aggregate;           /* mca_part_ucx_pready_aggregate_t, from info or MCA */
-    int device_group_bytes;         /* send: info "mpix_device_group_bytes" or MCA */
+    int device_group_bytes;         /* send: info "mpix_device_group_bytes" or MCA (-1: by mechanism) */
     bool exposed;                   /* receive: GPU buffer mapped for the sender's kernels */
 
     /* Remote side, from the setup exchange. */

@@ -615,7 +615,8 @@ int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *reques
         if (!told) {
             told = true;
             opal_show_help("help-part-ucx.txt", "host pready grouped", true,
-                           (int) mca_part_ucx_dev_group(req), req->device_group_bytes);
+                           (int) mca_part_ucx_dev_group(req),
+                           (unsigned long) (mca_part_ucx_dev_group(req) * req->part_bytes));
         }
         return MPI_ERR_REQUEST;
     }

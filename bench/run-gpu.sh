@@ -38,7 +38,7 @@ run nvlink "$build/b_device" overhead
 run nvlink "$build/b_device" pready "$threads"
 run nvlink "$build/b_device" goodput "$grids"
 # the progress engine with one message per partition, for comparison with
-# adjacent ready partitions joined (part_ucx_join_bytes_gpu, 1 MiB default)
+# adjacent ready partitions joined (part_ucx_join_bytes_gpu, 16 MiB default)
 (export BENCH_MODES=progress
  run nvlink-nojoin -x BENCH_MODES --mca part_ucx_join_bytes_gpu 0 \
      "$build/b_device" goodput "$grids")
