@@ -233,9 +233,9 @@ static int mca_part_ucx_component_register(void)
         "counter up to this many bytes (a power of two of them); the kernel's "
         "MPIX_Pready call that completes such a transport group copies (kernel "
         "copy) and marks all of its partitions with one system-scope fence "
-        "(-1: 128 KiB for kernel copy, where the completing block copies the group, "
-        "and 1 MiB for the progress engine, where each group costs a host copy or "
-        "message; 0: every partition on its own). The info key "
+        "(-1: for kernel copy, where the completing block copies the group, 1/32 of "
+        "the buffer up to 128 KiB; for the progress engine, where each group costs a "
+        "host copy or message, 1 MiB; 0: every partition on its own). The info key "
         "\"mpix_device_group_bytes\" of MPI_Psend_init overrides it",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_group_bytes);

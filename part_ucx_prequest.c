@@ -124,12 +124,16 @@ int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
 }
 
 /* Default transport group bytes by mechanism (part_ucx_device_group_bytes
- * -1). Kernel copy: the completing block copies its group, so groups stay
- * small enough to spread the copy over many blocks. Progress engine: each
- * group the host sees costs a copy or a message, so fewer, larger ones; on
- * one H100 at 256 blocks of 8 KiB, 128 KiB groups gave 0.6x the traditional
- * goodput and 1 MiB 1.1x (bench/results/h100x1-mps/groups.txt). */
+ * -1). Kernel copy: the completing block copies its group alone, so there
+ * are at least 32 groups where the partitions allow, and none over
+ * 128 KiB (one H100: 12-16% more goodput than 128 KiB groups at 16-256
+ * blocks of 8 KiB, the same from 1024; bench/results/h100x1-mps/
+ * kgroups.txt). Progress
+ * engine: each group the host sees costs a copy or a message, so fewer,
+ * larger ones; at 256 blocks of 8 KiB, 128 KiB groups gave 0.6x the
+ * traditional goodput and 1 MiB 1.1x (bench/results/h100x1-mps/groups.txt). */
 #define MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY (128 << 10)
+#define MCA_PART_UCX_GROUPS_KERNEL_COPY      32
 #define MCA_PART_UCX_GROUP_BYTES_PROGRESS    (1 << 20)
 
 /* Transport groups of a device send request: the largest power of two of
@@ -138,11 +142,17 @@ int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
 static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, bool kernel_copy)
 {
     uint64_t queued = PART_UCX_QUEUED(req->epoch);
-    size_t bytes = req->device_group_bytes >= 0 ? (size_t) req->device_group_bytes
-                   : kernel_copy ? MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY
-                                 : MCA_PART_UCX_GROUP_BYTES_PROGRESS;
+    size_t bytes = (size_t) req->device_group_bytes;
     uint32_t s = 0;
     size_t p;
+
+    if (req->device_group_bytes < 0 && kernel_copy) {
+        bytes = req->total_bytes / MCA_PART_UCX_GROUPS_KERNEL_COPY;
+        bytes = bytes < MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY ? bytes
+                                                             : MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY;
+    } else if (req->device_group_bytes < 0) {
+        bytes = MCA_PART_UCX_GROUP_BYTES_PROGRESS;
+    }
 
     if (MCA_PART_UCX_SEND != req->kind || 0 == req->part_bytes) {
         return 0;
