@@ -12,19 +12,11 @@
  *   behind cuStreamWaitValue64 on the mark (mark_copy_gated).
  * Output: CSV rows limits,WHAT,-,-,VALUE,UNIT. No MPI. */
 #include <cuda.h> /* types of cuStreamWaitValue64, reached through the runtime */
-#include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <chrono>
 
-#define CUDA(call)                                                                       \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (cudaSuccess != e_) {                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));  \
-            exit(3);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "cuda_check.h"
 
 __global__ void empty(void) {}
 

@@ -15,18 +15,7 @@
  * Output: CSV rows tail,VARIANT,BLOCKS,-,MEAN_US,us (40 launches after 5).
  * No MPI: nvcc -O2 -arch=sm_90 -o b_tail bench/b_tail.cu */
 
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-
-#define CUDA(call)                                                                       \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (cudaSuccess != e_) {                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));  \
-            exit(3);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "cuda_check.h"
 
 enum { STORE, CURRENT, FENCE_RED, RED_RELEASE, ATOMIC_NOFENCE, FENCE, VARIANTS };
 static const char *names[VARIANTS] = {"store", "current", "fence_red", "red_release",
