@@ -92,6 +92,7 @@ typedef struct mca_part_ucx_component_t {
     bool device_arrivals;           /* kernel copy: kernels set the receiver's flags */
     bool device_rtr_cache;          /* kernel copy: receiver-ready word cached on the GPU */
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
+    int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */
 } mca_part_ucx_component_t;
 
 OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;

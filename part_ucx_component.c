@@ -62,6 +62,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
     .device_arrivals = true,
     .device_rtr_cache = true,
     .gpu_host_copy = true,
+    .epoch_ahead_bytes = 32768,
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
@@ -265,6 +266,19 @@ static int mca_part_ucx_component_register(void)
         "memory are serialised across blocks)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6,
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_rtr_cache);
+
+    (void) mca_base_component_var_register(c, "epoch_ahead_bytes",
+        "Host data of up to this many bytes an epoch, sent as active messages with the "
+        "ready-to-receive as a message too (tcp between nodes): a sender may send an "
+        "epoch's partitions once the receiver has started the previous epoch, the "
+        "receiver keeps early ones until its MPI_Start and sends its ready-to-receive "
+        "from its next progress rather than from MPI_Start, so that it does not go "
+        "before the data the caller sends next (0: off). On the 2-core CI box over tcp: "
+        "8-byte half round trip 10.0 -> 8.9 us, bandwidth of 4 KiB epochs +38%; equal "
+        "at 8-32 KiB; larger epochs lost bandwidth (-7% at 64 KiB, -27% at 1 MiB), as "
+        "early partitions are copied aside or their rendezvous waits for MPI_Start",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.epoch_ahead_bytes);
 
     (void) mca_base_component_var_register(c, "gpu_host_copy",
         "GPU data between processes of a node whose receive buffer cuda_ipc maps "

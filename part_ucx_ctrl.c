@@ -719,6 +719,7 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
     if (ack->am) {
         /* The receiver asked for active messages: no keys needed. */
         req->am = true;
+        req->ahead = 0 != (ack->am & MCA_PART_UCX_ACK_AHEAD);
         for (i = 0; i < (int) req->parts; ++i) {
             req->am_hdrs[i].rreq_id = ack->rreq_id;
             req->am_hdrs[i].rreq_cookie = ack->rreq_cookie;

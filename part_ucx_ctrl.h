@@ -38,6 +38,8 @@ struct mca_part_ucx_peer_t {
     mca_part_ucx_rkey_t *rkeys;     /* unpacked keys of the peer's control chunks */
 };
 
+#define MCA_PART_UCX_ACK_AHEAD 2u
+
 /* Sender -> receiver, once per MPI_Psend_init. */
 typedef struct mca_part_ucx_setup_msg_t {
     mca_part_ucx_link_t link;       /* local: receiver's unexpected list */
@@ -66,7 +68,8 @@ typedef struct mca_part_ucx_ack_msg_t {
     uint32_t flags_rkey_len;
     uint32_t sreq_cookie;
     uint32_t rreq_cookie;
-    uint32_t am;                    /* 1: send partitions as active messages */
+    uint32_t am;                    /* 1: send partitions as active messages, | 2
+                                     * (MCA_PART_UCX_ACK_AHEAD): one epoch ahead */
     uint64_t parts;
     uint64_t total_bytes;
     uint64_t buf_addr;

@@ -22,13 +22,10 @@ static const char FUNC_NAME[] = "MPIX_Pbuf_prepare";
 
 static bool mca_part_ucx_buf_ready(const mca_part_ucx_request_t *req)
 {
-    if (MCA_PART_UCX_SETUP_DONE != req->setup) {
-        return false;
-    }
     if (MCA_PART_UCX_SEND == req->kind) {
-        return *(volatile uint64_t *) req->rtr_block.addr >= req->epoch;
+        return mca_part_ucx_receiver_ready(req);
     }
-    return true;
+    return MCA_PART_UCX_SETUP_DONE == req->setup;
 }
 
 int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
@@ -57,6 +54,7 @@ int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
     }
     if (MCA_PART_UCX_RECV == req->kind) {
         /* The sender learns readiness from this put: make sure it is out. */
+        mca_part_ucx_recv_rtr_flush(req);
         mca_part_ucx_op_release(&req->rtr_op);
     }
     return MPI_SUCCESS;

@@ -137,7 +137,20 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
     return OMPI_SUCCESS;
 }
 
-static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req)
+/* A partition message that came one epoch early (part_ucx_epoch_ahead_bytes):
+ * eager data copied here, a rendezvous kept as UCX's descriptor. */
+typedef struct mca_part_ucx_held_t {
+    struct mca_part_ucx_held_t *next;
+    mca_part_ucx_data_hdr_t hdr;
+    ucp_worker_h worker;
+    void *desc;                     /* rendezvous: UCX's descriptor; NULL: data below */
+    size_t length;
+    char data[];
+} mca_part_ucx_held_t;
+
+/* push: progress the worker at once (not from within the module's
+ * progress, which holds its lock). */
+static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
 {
     ucp_request_param_t param = {0};
     ucs_status_ptr_t op;
@@ -159,8 +172,16 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req)
         return;
     }
     req->rtr_op = UCS_PTR_IS_PTR(op) ? op : NULL;
-    /* Push it out now: the sender may be spinning on MPI_Pready. */
-    ucp_worker_progress(mca_part_ucx_module.workers[0]);
+    if (push) { /* the sender may be spinning on MPI_Pready */
+        ucp_worker_progress(mca_part_ucx_module.workers[0]);
+    }
+}
+
+void mca_part_ucx_recv_rtr_flush(mca_part_ucx_request_t *req)
+{
+    if (req->ahead && MCA_PART_UCX_SETUP_DONE == req->setup && req->rtr_value != req->epoch) {
+        mca_part_ucx_send_rtr(req, false);
+    }
 }
 
 typedef struct {
@@ -200,12 +221,13 @@ static void mca_part_ucx_rndv_done(void *op, ucs_status_t status, size_t length,
  * kernel stored (header only, exposed buffers), or the data of `count`
  * adjacent ones (strided receivers: one at a time). */
 static bool mca_part_ucx_recv_hdr_ok(const mca_part_ucx_request_t *req,
-                                     const mca_part_ucx_data_hdr_t *hdr, size_t length)
+                                     const mca_part_ucx_data_hdr_t *hdr, size_t length,
+                                     uint64_t epoch)
 {
     size_t left;
 
     if (NULL == req || req->cookie != hdr->rreq_cookie || MCA_PART_UCX_RECV != req->kind ||
-        !req->am || MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != req->epoch ||
+        !req->am || MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != epoch ||
         hdr->part >= req->remote_parts) {
         return false;
     }
@@ -219,14 +241,11 @@ static bool mca_part_ucx_recv_hdr_ok(const mca_part_ucx_request_t *req,
            length == hdr->count * (req->total_bytes / req->remote_parts);
 }
 
-/* An am-transfer partition: accepted only for a live receive of this
- * epoch, at a partition index and length the setup agreed on; nothing is
- * written otherwise. Small ones are copied here, large ones fetched
- * zero-copy by UCX's rendezvous (CMA between processes of a node). */
-ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
-                                    void *data, size_t length, bool rndv)
+/* A checked partition message of the receive's current epoch: in place. */
+static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_t *req,
+                                      const mca_part_ucx_data_hdr_t *hdr, void *data,
+                                      size_t length, bool rndv)
 {
-    mca_part_ucx_request_t *req = mca_part_ucx_request_lookup(hdr->rreq_id);
     volatile uint64_t *flags;
     ucp_request_param_t param;
     mca_part_ucx_rndv_t *r;
@@ -234,13 +253,6 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     size_t spart;
     char *dst;
 
-    if (!mca_part_ucx_recv_hdr_ok(req, hdr, length)) {
-        PART_UCX_ERROR("partition message for no live receive dropped");
-        if (rndv) {
-            ucp_am_data_release(worker, data);
-        }
-        return UCS_OK;
-    }
     flags = req->flags_block.addr;
     spart = req->total_bytes / req->remote_parts;
     if (hdr->copied) {
@@ -253,7 +265,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
             flags[hdr->part + (size_t) __builtin_ctzll(bits)] = hdr->epoch;
             bits &= bits - 1;
         }
-        return UCS_OK;
+        return;
     }
     /* strided: partitions one to one (mca_part_ucx_recv_packed otherwise) */
     dst = req->data + hdr->part * (req->stride != req->part_bytes ? req->stride : spart);
@@ -261,17 +273,17 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         if (OPAL_SUCCESS != mca_part_ucx_copy_in(dst, data, length,
                                                  mca_part_ucx_data_on_device(req))) {
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
-            return UCS_OK;
+            return;
         }
         mca_part_ucx_recv_arrived(req, hdr->part, hdr->count, hdr->epoch);
-        return UCS_OK;
+        return;
     }
 
     r = malloc(sizeof(*r));
     if (NULL == r) {
         ucp_am_data_release(worker, data);
         mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
-        return UCS_OK;
+        return;
     }
     r->req = req;
     r->part = hdr->part;
@@ -284,7 +296,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
     op = ucp_am_recv_data_nbx(worker, data, dst, length, &param);
     if (UCS_PTR_IS_PTR(op)) {
-        return UCS_OK;
+        return;
     }
     if (UCS_OK == UCS_PTR_STATUS(op)) {
         mca_part_ucx_recv_arrived(req, hdr->part, hdr->count, hdr->epoch);
@@ -292,14 +304,108 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     free(r);
-    return UCS_OK;
+}
+
+/* Keep a partition message of the epoch after the receiver's current one
+ * until its MPI_Start (mca_part_ucx_recv_start); UCS_INPROGRESS keeps a
+ * rendezvous descriptor. */
+static ucs_status_t mca_part_ucx_recv_hold(ucp_worker_h worker, mca_part_ucx_request_t *req,
+                                           const mca_part_ucx_data_hdr_t *hdr, void *data,
+                                           size_t length, bool rndv)
+{
+    mca_part_ucx_held_t *h = malloc(sizeof(*h) + (rndv ? 0 : length)), **tail;
+
+    if (NULL == h) {
+        if (rndv) {
+            ucp_am_data_release(worker, data);
+        }
+        mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
+        return UCS_OK;
+    }
+    h->next = NULL;
+    h->hdr = *hdr;
+    h->worker = worker;
+    h->desc = rndv ? data : NULL;
+    h->length = length;
+    if (!rndv) {
+        memcpy(h->data, data, length);
+    }
+    for (tail = &req->held; NULL != *tail; tail = &(*tail)->next) {
+    }
+    *tail = h;
+    return rndv ? UCS_INPROGRESS : UCS_OK;
+}
+
+/* An am-transfer partition: accepted only for a live receive of this
+ * epoch (or, one epoch ahead, kept for the next), at a partition index and
+ * length the setup agreed on; nothing is written otherwise. Small ones are
+ * copied here, large ones fetched zero-copy by UCX's rendezvous (CMA
+ * between processes of a node). */
+ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
+                                    void *data, size_t length, bool rndv)
+{
+    mca_part_ucx_request_t *req = mca_part_ucx_request_lookup(hdr->rreq_id);
+    ucs_status_t status = UCS_OK;
+    bool now, early = false;
+
+    if (NULL != req && req->ahead) {
+        /* under the lock, against MPI_Start moving the epoch and taking
+         * what is held */
+        opal_atomic_lock(&req->held_lock);
+        now = mca_part_ucx_recv_hdr_ok(req, hdr, length, req->epoch);
+        early = !now && mca_part_ucx_recv_hdr_ok(req, hdr, length, req->epoch + 1);
+        if (early) {
+            PART_UCX_VERBOSE(20, "receive from rank %d tag %d: partition %llu of epoch %llu "
+                             "held until MPI_Start", req->peer, req->tag,
+                             (unsigned long long) hdr->part, (unsigned long long) hdr->epoch);
+            status = mca_part_ucx_recv_hold(worker, req, hdr, data, length, rndv);
+        }
+        opal_atomic_unlock(&req->held_lock);
+    } else {
+        now = mca_part_ucx_recv_hdr_ok(req, hdr, length, NULL != req ? req->epoch : 0);
+    }
+    if (now) {
+        mca_part_ucx_recv_deliver(worker, req, hdr, data, length, rndv);
+    } else if (!early) {
+        PART_UCX_ERROR("partition message for no live receive dropped");
+        if (rndv) {
+            ucp_am_data_release(worker, data);
+        }
+    }
+    return status;
+}
+
+/* One epoch ahead: what came early for the epoch just started goes in
+ * place now; anything else held is stale and dropped. */
+static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_held_t *h, *next;
+
+    opal_atomic_lock(&req->held_lock);
+    h = req->held;
+    req->held = NULL;
+    opal_atomic_unlock(&req->held_lock);
+    for (; NULL != h; h = next) {
+        next = h->next;
+        if (mca_part_ucx_recv_hdr_ok(req, &h->hdr, h->length, req->epoch)) {
+            mca_part_ucx_recv_deliver(h->worker, req, &h->hdr, NULL != h->desc ? h->desc : h->data,
+                                      h->length, NULL != h->desc);
+        } else if (NULL != h->desc) {
+            ucp_am_data_release(h->worker, h->desc);
+        }
+        free(h);
+    }
 }
 
 int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 {
     req->scan = 0;
-    if (MCA_PART_UCX_SETUP_DONE == req->setup) {
-        mca_part_ucx_send_rtr(req);
+    if (req->ahead) {
+        /* The sender needs this epoch's RTR only for the next one: it goes
+         * from progress, after what this caller sends next. */
+        mca_part_ucx_recv_take_held(req);
+    } else if (MCA_PART_UCX_SETUP_DONE == req->setup) {
+        mca_part_ucx_send_rtr(req, true);
     }
     return OMPI_SUCCESS;
 }
@@ -315,6 +421,7 @@ bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
     if (MCA_PART_UCX_SETUP_DONE != req->setup) {
         return false;
     }
+    mca_part_ucx_recv_rtr_flush(req);
     while (req->scan < req->remote_parts && flags[req->scan] >= req->epoch) {
         ++req->scan;
     }
@@ -356,7 +463,7 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     ack->sreq_cookie = msg->sreq_cookie;
     ack->rreq_id = req->id;
     ack->rreq_cookie = req->cookie;
-    ack->am = req->am;
+    ack->am = (req->am ? 1u : 0u) | (req->ahead ? MCA_PART_UCX_ACK_AHEAD : 0u);
     ack->error = error;
     ack->parts = req->parts;
     ack->total_bytes = req->total_bytes;
@@ -509,11 +616,17 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         req->remote_rtr = msg->rtr_addr;
         req->am = mca_part_ucx_use_am(req, msg);
         req->rtr_am = mca_part_ucx_rtr_by_am(req, msg);
+        /* host data only (kernels copy GPU data into the buffer itself),
+         * small epochs only (part_ucx_epoch_ahead_bytes) */
+        req->ahead = req->am && req->rtr_am && !req->device && !msg->src_device &&
+                     req->total_bytes <= (size_t) mca_part_ucx_component.epoch_ahead_bytes &&
+                     mca_part_ucx_component.epoch_ahead_bytes > 0;
         req->rtr_msg.sreq_id = msg->sreq_id;
         req->rtr_msg.sreq_cookie = msg->sreq_cookie;
-        PART_UCX_VERBOSE(10, "receive from rank %d tag %d: data by %s, ready-to-receive by %s",
+        PART_UCX_VERBOSE(10, "receive from rank %d tag %d: data by %s, ready-to-receive by %s%s",
                          req->peer, req->tag, req->am ? "active message" : "put",
-                         req->rtr_am ? "active message" : "put");
+                         req->rtr_am ? "active message" : "put",
+                         req->ahead ? ", senders one epoch ahead" : "");
         /* GPU buffers: the am transfer sets flags locally; keep them where
          * kernels (MPIX_Parrived) can read them too: pinned and mapped, and
          * where the sender's kernels may store partitions here (exposed),
@@ -559,15 +672,19 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         error = MPI_ERR_INTERN;
     }
 
+    if (MPI_SUCCESS == error) {
+        /* Done before the answer: one epoch ahead, data may follow it at
+         * once, and a handler on another thread must take it. */
+        opal_atomic_wmb();
+        req->setup = MCA_PART_UCX_SETUP_DONE;
+    }
     rc = mca_part_ucx_recv_answer(req, msg, error);
     if (MPI_SUCCESS != error || OMPI_SUCCESS != rc) {
         mca_part_ucx_request_fail(req, (MPI_SUCCESS != error) ? error : MPI_ERR_INTERN);
         return OMPI_ERROR;
     }
-    opal_atomic_wmb();
-    req->setup = MCA_PART_UCX_SETUP_DONE;
     if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
-        mca_part_ucx_send_rtr(req);
+        mca_part_ucx_send_rtr(req, true);
     }
     return OMPI_SUCCESS;
 }
@@ -620,8 +737,17 @@ void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
 
+    mca_part_ucx_held_t *h;
+
     mca_part_ucx_op_release(&req->rtr_op);
     req->rtr_rkey = NULL; /* the peer's (mca_part_ucx_peer_rkey) */
+    while (NULL != (h = req->held)) { /* a next epoch this receive never started */
+        req->held = h->next;
+        if (NULL != h->desc) {
+            ucp_am_data_release(h->worker, h->desc);
+        }
+        free(h);
+    }
     if (NULL != req->buf_memh) {
         ucp_mem_unmap(m->context, req->buf_memh);
     }

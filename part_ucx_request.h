@@ -126,6 +126,12 @@ struct mca_part_ucx_request_t {
     void *rtr_op;                   /* outstanding RTR put, NULL when none */
     bool rtr_am;                    /* receive: RTR as a message (mca_part_ucx_rtr_by_am) */
     mca_part_ucx_rtr_msg_t rtr_msg; /* its source */
+    /* Epoch ahead (part_ucx_epoch_ahead_bytes; both sides): the sender may send an
+     * epoch once the receiver started the previous one, the receiver holds
+     * early partitions until its MPI_Start and sends its RTR lazily. */
+    bool ahead;
+    struct mca_part_ucx_held_t *held; /* receive: early partitions */
+    opal_atomic_lock_t held_lock;   /* held vs the epoch, between MPI_Start and handlers */
 };
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
@@ -147,6 +153,13 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests);
 /* MPIX_Pbuf_prepare of one request (part_ucx_mpix.c). */
 int mca_part_ucx_pbuf_prepare(ompi_request_t *request);
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
+/* Send: this epoch's partitions may go (the receiver started it, or the
+ * previous one where it holds early partitions). */
+static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_request_t *req)
+{
+    return MCA_PART_UCX_SETUP_DONE == req->setup &&
+           *(volatile uint64_t *) req->rtr_block.addr + (req->ahead ? 1 : 0) >= req->epoch;
+}
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
 void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);
 mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id);
@@ -203,6 +216,8 @@ bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req);
 ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
                                     void *data, size_t length, bool rndv);
 void mca_part_ucx_recv_release(mca_part_ucx_request_t *req);
+/* One epoch ahead: the ready-to-receive of this epoch, if not sent yet. */
+void mca_part_ucx_recv_rtr_flush(mca_part_ucx_request_t *req);
 
 /* A receive partition has arrived when every sender partition that
  * overlaps it has: partition counts may differ on the two sides. */

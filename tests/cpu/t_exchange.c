@@ -7,6 +7,10 @@
  *   -e N   epochs                     -b     MPIX_Pbuf_prepare every epoch
  *   -s     MPI_Startall over both     -a     poll MPI_Parrived before MPI_Wait
  *   -m M   how partitions are made ready: order | random | range | list
+ *   -l US  odd ranks progress (MPI_Iprobe) for US microseconds before each
+ *          epoch, so that their predecessor's partitions are taken in before
+ *          their MPI_Start (one epoch ahead, part_ucx_epoch_ahead_bytes: held until
+ *          then, never written early)
  */
 #include "../tutil.h"
 #include <mpix_part.h>
@@ -15,10 +19,10 @@
 int main(int argc, char **argv)
 {
     int sparts = 8, rparts = -1, count = 64, epochs = 20, prepare = 0, startall = 0,
-        poll = 0, opt, rank, size;
+        poll = 0, late = 0, opt, rank, size;
     const char *mode = "random";
 
-    while ((opt = getopt(argc, argv, "p:q:c:e:bsam:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:q:c:e:bsam:l:")) != -1) {
         switch (opt) {
         case 'p': sparts = atoi(optarg); break;
         case 'q': rparts = atoi(optarg); break;
@@ -28,6 +32,7 @@ int main(int argc, char **argv)
         case 's': startall = 1; break;
         case 'a': poll = 1; break;
         case 'm': mode = optarg; break;
+        case 'l': late = atoi(optarg); break;
         default: return 2;
         }
     }
@@ -59,6 +64,14 @@ int main(int argc, char **argv)
                          MPI_INFO_NULL, &req[1]));
 
     for (int e = 1; e <= epochs; ++e) {
+        if (late > 0 && 1 == rank % 2) {
+            /* rbuf is reset below: nothing may land in it before MPI_Start */
+            double until = MPI_Wtime() + late * 1e-6;
+            int flag;
+            while (MPI_Wtime() < until) {
+                T_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+            }
+        }
         for (long j = 0; j < total; ++j) {
             sbuf[j] = t_value(rank, e, j / count, j);
             rbuf[j] = -1;
