@@ -138,6 +138,9 @@ static ucs_status_t mca_part_ucx_data_cb(void *arg, const void *header, size_t h
         }
         return UCS_OK;
     }
+    if (0 != ((const mca_part_ucx_data_hdr_t *) header)->rtr.epoch) {
+        mca_part_ucx_send_rtr_arrived(&((const mca_part_ucx_data_hdr_t *) header)->rtr);
+    }
     return mca_part_ucx_recv_data((ucp_worker_h) arg, header, data, length,
                                   param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
 }
@@ -457,6 +460,7 @@ static mca_part_ucx_peer_t *mca_part_ucx_peer_create(const opal_process_name_t *
         free(blob);
         return NULL;
     }
+    opal_atomic_lock_init(&peer->rtr_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
     peer->name = *name;
 
     p = blob;

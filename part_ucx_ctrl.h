@@ -36,6 +36,10 @@ struct mca_part_ucx_peer_t {
     opal_process_name_t name;
     ucp_ep_h *eps;                  /* one per worker */
     mca_part_ucx_rkey_t *rkeys;     /* unpacked keys of the peer's control chunks */
+    /* One epoch ahead: a receive from this peer whose ready-to-receive is
+     * owed, to ride on the next partition message to the peer. */
+    mca_part_ucx_request_t *rtr_owed;
+    opal_atomic_lock_t rtr_lock;
 };
 
 #define MCA_PART_UCX_ACK_AHEAD 2u
@@ -80,6 +84,14 @@ typedef struct mca_part_ucx_ack_msg_t {
     uint8_t rkeys[];                /* buf rkey, then flags rkey */
 } mca_part_ucx_ack_msg_t;
 
+/* Receiver -> sender: ready for `epoch`, by active message where UCX has no
+ * transport that puts it into the sender's word by itself. */
+typedef struct mca_part_ucx_rtr_msg_t {
+    int32_t sreq_id;
+    uint32_t sreq_cookie;
+    uint64_t epoch;
+} mca_part_ucx_rtr_msg_t;
+
 /* Header of a partition sent as an active message: the receiver checks
  * every field before it writes anything. */
 typedef struct mca_part_ucx_data_hdr_t {
@@ -91,15 +103,9 @@ typedef struct mca_part_ucx_data_hdr_t {
                                      * contiguous on both sides */
     uint64_t copied;                /* bit i: a kernel already stored partition
                                      * part + i; only arrivals, no data */
+    mca_part_ucx_rtr_msg_t rtr;     /* a ready-to-receive riding along (epoch 0: none):
+                                     * one epoch ahead, one this process owes the peer */
 } mca_part_ucx_data_hdr_t;
-
-/* Receiver -> sender: ready for `epoch`, by active message where UCX has no
- * transport that puts it into the sender's word by itself. */
-typedef struct mca_part_ucx_rtr_msg_t {
-    int32_t sreq_id;
-    uint32_t sreq_cookie;
-    uint64_t epoch;
-} mca_part_ucx_rtr_msg_t;
 
 int mca_part_ucx_ctrl_init(void);
 void mca_part_ucx_ctrl_fini(void);

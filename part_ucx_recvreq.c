@@ -177,9 +177,60 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
     }
 }
 
+/* One epoch ahead, MPI_Start owes the sender this epoch's ready-to-receive:
+ * it rides on the next partition message to that process (a ping-pong or
+ * exchange then sends one message an epoch each way, not two; 3 us of an
+ * 8.7 us half round trip over tcp on the CI box), or goes alone from
+ * progress (mca_part_ucx_recv_rtr_flush). One receive per peer waits to
+ * ride; an earlier one still owed goes alone. */
+static void mca_part_ucx_recv_rtr_owe(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_peer_t *peer = req->remote;
+
+    opal_atomic_lock(&peer->rtr_lock);
+    req->rtr_owed = req->epoch;
+    peer->rtr_owed = req;
+    opal_atomic_unlock(&peer->rtr_lock);
+}
+
+void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_t *rtr)
+{
+    mca_part_ucx_request_t *req;
+
+    rtr->epoch = 0;
+    if (NULL == peer->rtr_owed) { /* checked again under the lock */
+        return;
+    }
+    opal_atomic_lock(&peer->rtr_lock);
+    req = peer->rtr_owed;
+    if (NULL != req && 0 != req->rtr_owed) {
+        *rtr = req->rtr_msg;
+        rtr->epoch = req->rtr_owed;
+        req->rtr_owed = 0;
+        PART_UCX_VERBOSE(20, "receive from rank %d tag %d: ready-to-receive of epoch %llu "
+                         "rides on a partition message", req->peer, req->tag,
+                         (unsigned long long) rtr->epoch);
+    }
+    peer->rtr_owed = NULL;
+    opal_atomic_unlock(&peer->rtr_lock);
+}
+
 void mca_part_ucx_recv_rtr_flush(mca_part_ucx_request_t *req)
 {
-    if (req->ahead && MCA_PART_UCX_SETUP_DONE == req->setup && req->rtr_value != req->epoch) {
+    mca_part_ucx_peer_t *peer = req->remote;
+    uint64_t owed;
+
+    if (0 == req->rtr_owed || MCA_PART_UCX_SETUP_DONE != req->setup) {
+        return;
+    }
+    opal_atomic_lock(&peer->rtr_lock);
+    owed = req->rtr_owed;
+    req->rtr_owed = 0;
+    if (peer->rtr_owed == req) {
+        peer->rtr_owed = NULL;
+    }
+    opal_atomic_unlock(&peer->rtr_lock);
+    if (0 != owed) {
         mca_part_ucx_send_rtr(req, false);
     }
 }
@@ -400,10 +451,11 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
 int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 {
     req->scan = 0;
-    if (req->ahead) {
-        /* The sender needs this epoch's RTR only for the next one: it goes
-         * from progress, after what this caller sends next. */
+    if (req->ahead && MCA_PART_UCX_SETUP_DONE == req->setup) {
+        /* The sender needs this epoch's RTR only for the next one: it rides
+         * on what this process sends the sender next, or goes from progress. */
         mca_part_ucx_recv_take_held(req);
+        mca_part_ucx_recv_rtr_owe(req);
     } else if (MCA_PART_UCX_SETUP_DONE == req->setup) {
         mca_part_ucx_send_rtr(req, true);
     }
@@ -741,6 +793,13 @@ void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
 
     mca_part_ucx_op_release(&req->rtr_op);
     req->rtr_rkey = NULL; /* the peer's (mca_part_ucx_peer_rkey) */
+    if (NULL != req->remote) {
+        opal_atomic_lock(&req->remote->rtr_lock);
+        if (req->remote->rtr_owed == req) {
+            req->remote->rtr_owed = NULL;
+        }
+        opal_atomic_unlock(&req->remote->rtr_lock);
+    }
     while (NULL != (h = req->held)) { /* a next epoch this receive never started */
         req->held = h->next;
         if (NULL != h->desc) {

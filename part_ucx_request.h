@@ -131,6 +131,8 @@ struct mca_part_ucx_request_t {
      * early partitions until its MPI_Start and sends its RTR lazily. */
     bool ahead;
     struct mca_part_ucx_held_t *held; /* receive: early partitions */
+    uint64_t rtr_owed;              /* receive: epoch whose RTR is not sent yet, or 0
+                                     * (under the peer's rtr_lock) */
     opal_atomic_lock_t held_lock;   /* held vs the epoch, between MPI_Start and handlers */
 };
 
@@ -218,6 +220,9 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
 void mca_part_ucx_recv_release(mca_part_ucx_request_t *req);
 /* One epoch ahead: the ready-to-receive of this epoch, if not sent yet. */
 void mca_part_ucx_recv_rtr_flush(mca_part_ucx_request_t *req);
+/* One epoch ahead: a ready-to-receive owed to `peer`, to ride on a partition
+ * message to it (rtr->epoch 0: none). */
+void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_t *rtr);
 
 /* A receive partition has arrived when every sender partition that
  * overlaps it has: partition counts may differ on the two sides. */

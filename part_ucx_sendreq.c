@@ -190,6 +190,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
     hdr->part = p;
     hdr->count = n;
     hdr->copied = 0;
+    mca_part_ucx_recv_rtr_ride(req->remote, &hdr->rtr);
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.send = mca_part_ucx_am_sent_cb;
@@ -376,6 +377,7 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
     hdr->part = low;
     hdr->count = 1;
     hdr->copied = copied >> (low - first);
+    hdr->rtr.epoch = 0;
     op = ucp_am_send_nbx(req->remote->eps[low % mca_part_ucx_module.num_workers],
                          MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr), NULL, 0, &param);
     if (UCS_PTR_IS_PTR(op)) {
