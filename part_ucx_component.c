@@ -268,7 +268,7 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_rtr_cache);
 
     (void) mca_base_component_var_register(c, "epoch_ahead_bytes",
-        "Host data of up to this many bytes an epoch, sent as active messages with the "
+        "Data of up to this many bytes an epoch, sent as active messages with the "
         "ready-to-receive as a message too (tcp between nodes): a sender may send an "
         "epoch's partitions once the receiver has started the previous epoch, the "
         "receiver keeps early ones until its MPI_Start, and its ready-to-receive rides on "

@@ -451,12 +451,17 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
 int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 {
     req->scan = 0;
-    if (req->ahead && MCA_PART_UCX_SETUP_DONE == req->setup) {
+    if (MCA_PART_UCX_SETUP_DONE != req->setup) {
+        return OMPI_SUCCESS; /* the match sends the RTR */
+    }
+    if (req->ahead) {
+        mca_part_ucx_recv_take_held(req);
+    }
+    if (req->ahead && !req->exposed) {
         /* The sender needs this epoch's RTR only for the next one: it rides
          * on what this process sends the sender next, or goes from progress. */
-        mca_part_ucx_recv_take_held(req);
         mca_part_ucx_recv_rtr_owe(req);
-    } else if (MCA_PART_UCX_SETUP_DONE == req->setup) {
+    } else {
         mca_part_ucx_send_rtr(req, true);
     }
     return OMPI_SUCCESS;
@@ -668,9 +673,10 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         req->remote_rtr = msg->rtr_addr;
         req->am = mca_part_ucx_use_am(req, msg);
         req->rtr_am = mca_part_ucx_rtr_by_am(req, msg);
-        /* host data only (kernels copy GPU data into the buffer itself),
-         * small epochs only (part_ucx_epoch_ahead_bytes) */
-        req->ahead = req->am && req->rtr_am && !req->device && !msg->src_device &&
+        /* small epochs only (part_ucx_epoch_ahead_bytes); a sender's
+         * kernels that copy into an exposed GPU buffer wait for the
+         * ready-to-receive of the epoch itself (mca_part_ucx_recv_start) */
+        req->ahead = req->am && req->rtr_am &&
                      req->total_bytes <= (size_t) mca_part_ucx_component.epoch_ahead_bytes &&
                      mca_part_ucx_component.epoch_ahead_bytes > 0;
         req->rtr_msg.sreq_id = msg->sreq_id;
