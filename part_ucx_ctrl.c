@@ -131,17 +131,19 @@ static ucs_status_t mca_part_ucx_data_cb(void *arg, const void *header, size_t h
                                          void *data, size_t length,
                                          const ucp_am_recv_param_t *param)
 {
-    if (header_length != sizeof(mca_part_ucx_data_hdr_t)) {
+    const mca_part_ucx_data_hdr_t *hdr = header;
+
+    if (header_length != sizeof(*hdr)) {
         PART_UCX_ERROR("malformed partition message dropped");
         if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
             ucp_am_data_release((ucp_worker_h) arg, data);
         }
         return UCS_OK;
     }
-    if (0 != ((const mca_part_ucx_data_hdr_t *) header)->rtr.epoch) {
-        mca_part_ucx_send_rtr_arrived(&((const mca_part_ucx_data_hdr_t *) header)->rtr);
+    if (0 != hdr->rtr.epoch) { /* a ready-to-receive riding along */
+        mca_part_ucx_send_rtr_arrived(&hdr->rtr);
     }
-    return mca_part_ucx_recv_data((ucp_worker_h) arg, header, data, length,
+    return mca_part_ucx_recv_data((ucp_worker_h) arg, hdr, data, length,
                                   param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
 }
 

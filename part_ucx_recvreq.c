@@ -148,6 +148,15 @@ typedef struct mca_part_ucx_held_t {
     char data[];
 } mca_part_ucx_held_t;
 
+/* A held message that will not go in place: UCX's descriptor back. */
+static void mca_part_ucx_held_drop(mca_part_ucx_held_t *h)
+{
+    if (NULL != h->desc) {
+        ucp_am_data_release(h->worker, h->desc);
+    }
+    free(h);
+}
+
 /* push: progress the worker at once (not from within the module's
  * progress, which holds its lock). */
 static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
@@ -358,13 +367,13 @@ static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_
 }
 
 /* Keep a partition message of the epoch after the receiver's current one
- * until its MPI_Start (mca_part_ucx_recv_start); UCS_INPROGRESS keeps a
- * rendezvous descriptor. */
+ * until its MPI_Start (mca_part_ucx_recv_start), in no particular order;
+ * UCS_INPROGRESS keeps a rendezvous descriptor. */
 static ucs_status_t mca_part_ucx_recv_hold(ucp_worker_h worker, mca_part_ucx_request_t *req,
                                            const mca_part_ucx_data_hdr_t *hdr, void *data,
                                            size_t length, bool rndv)
 {
-    mca_part_ucx_held_t *h = malloc(sizeof(*h) + (rndv ? 0 : length)), **tail;
+    mca_part_ucx_held_t *h = malloc(sizeof(*h) + (rndv ? 0 : length));
 
     if (NULL == h) {
         if (rndv) {
@@ -373,7 +382,6 @@ static ucs_status_t mca_part_ucx_recv_hold(ucp_worker_h worker, mca_part_ucx_req
         mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
         return UCS_OK;
     }
-    h->next = NULL;
     h->hdr = *hdr;
     h->worker = worker;
     h->desc = rndv ? data : NULL;
@@ -381,9 +389,8 @@ static ucs_status_t mca_part_ucx_recv_hold(ucp_worker_h worker, mca_part_ucx_req
     if (!rndv) {
         memcpy(h->data, data, length);
     }
-    for (tail = &req->held; NULL != *tail; tail = &(*tail)->next) {
-    }
-    *tail = h;
+    h->next = req->held;
+    req->held = h;
     return rndv ? UCS_INPROGRESS : UCS_OK;
 }
 
@@ -441,10 +448,10 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
         if (mca_part_ucx_recv_hdr_ok(req, &h->hdr, h->length, req->epoch)) {
             mca_part_ucx_recv_deliver(h->worker, req, &h->hdr, NULL != h->desc ? h->desc : h->data,
                                       h->length, NULL != h->desc);
-        } else if (NULL != h->desc) {
-            ucp_am_data_release(h->worker, h->desc);
+            free(h); /* a descriptor is UCX's again once received */
+        } else {
+            mca_part_ucx_held_drop(h);
         }
-        free(h);
     }
 }
 
@@ -794,7 +801,6 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
 void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-
     mca_part_ucx_held_t *h;
 
     mca_part_ucx_op_release(&req->rtr_op);
@@ -808,10 +814,7 @@ void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
     }
     while (NULL != (h = req->held)) { /* a next epoch this receive never started */
         req->held = h->next;
-        if (NULL != h->desc) {
-            ucp_am_data_release(h->worker, h->desc);
-        }
-        free(h);
+        mca_part_ucx_held_drop(h);
     }
     if (NULL != req->buf_memh) {
         ucp_mem_unmap(m->context, req->buf_memh);
