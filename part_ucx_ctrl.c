@@ -707,7 +707,7 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
     }
     /* The receiver checked the sizes; check again: a put must never leave
      * the buffer the receiver registered. */
-    if (ack->total_bytes != req->total_bytes || 0 == ack->parts) {
+    if (ack->total_bytes != req->total_bytes || (0 == ack->parts && 0 != ack->total_bytes)) {
         mca_part_ucx_request_fail(req, MPI_ERR_TRUNCATE);
         return;
     }

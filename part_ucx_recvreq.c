@@ -35,20 +35,34 @@ static inline bool mca_part_ucx_flags_arrived(const mca_part_ucx_request_t *req,
     return true;
 }
 
+/* unpacked[p]: partition p unpacked in epoch e, or being unpacked */
+#define PART_UCX_UNPACKED(_e)  ((uint64_t) (_e) * 2)
+#define PART_UCX_UNPACKING(_e) ((uint64_t) (_e) * 2 - 1)
+
 /* Non-contiguous receives land packed in pack_buf; a partition is unpacked
- * once per epoch, by MPI_Parrived or at completion, whichever sees it first. */
-static void mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
+ * once per epoch, by MPI_Parrived or at completion, whichever sees it
+ * first. The claim and the end are two states: a thread that finds the
+ * partition claimed by another must not report it before that thread's
+ * unpack has finished. True once the partition is in the user's buffer. */
+static bool mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
 {
-    uint64_t old = req->unpacked[p];
+    uint64_t done = PART_UCX_UNPACKED(req->epoch), old = req->unpacked[p];
     opal_convertor_t conv;
     struct iovec iov;
     uint32_t iov_count = 1;
     size_t max = req->part_bytes;
 
-    if (old >= req->epoch ||
-        !opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->unpacked[p],
-                                                (int64_t *) &old, req->epoch)) {
-        return;
+    if (old >= PART_UCX_UNPACKING(req->epoch)) {
+        if (old != done) {
+            return false;
+        }
+        opal_atomic_rmb(); /* the unpacked data after the state */
+        return true;
+    }
+    if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->unpacked[p],
+                                                (int64_t *) &old,
+                                                PART_UCX_UNPACKING(req->epoch))) {
+        return false; /* another thread is at it */
     }
     OBJ_CONSTRUCT(&conv, opal_convertor_t);
     opal_convertor_copy_and_prepare_for_recv(ompi_proc_local()->super.proc_convertor,
@@ -59,6 +73,9 @@ static void mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
     iov.iov_len = req->part_bytes;
     opal_convertor_unpack(&conv, &iov, &iov_count, &max);
     OBJ_DESTRUCT(&conv);
+    opal_atomic_wmb();
+    req->unpacked[p] = done;
+    return true;
 }
 
 /* Progress from a polling MPI_Parrived: one polling thread at a time drives
@@ -87,10 +104,12 @@ int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t ma
         mca_part_ucx_overlap(req, min_part, max_part, &first, &last);
         if (mca_part_ucx_flags_arrived(req, first, last)) {
             opal_atomic_rmb(); /* data is read after the flag */
-            for (p = min_part; NULL != req->pack_buf && p <= max_part; ++p) {
-                mca_part_ucx_unpack(req, p);
-            }
             *flag = 1;
+            for (p = min_part; NULL != req->pack_buf && p <= max_part; ++p) {
+                if (!mca_part_ucx_unpack(req, p)) {
+                    *flag = 0; /* another thread is unpacking it */
+                }
+            }
         }
     } else if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
         return req->error;
@@ -494,7 +513,9 @@ bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
     }
     opal_atomic_rmb();
     for (p = 0; NULL != req->pack_buf && p < req->parts; ++p) {
-        mca_part_ucx_unpack(req, p);
+        if (!mca_part_ucx_unpack(req, p)) {
+            return false; /* another thread is unpacking it: not complete yet */
+        }
     }
     return true;
 }
@@ -668,7 +689,9 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         mca_part_ucx_request_fail(req, MPI_ERR_OTHER);
         return OMPI_ERROR;
     }
-    if (msg->total_bytes != req->total_bytes || 0 == msg->parts || msg->parts > INT_MAX) {
+    /* zero sender partitions: only an empty message */
+    if (msg->total_bytes != req->total_bytes || (0 == msg->parts && 0 != msg->total_bytes) ||
+        msg->parts > INT_MAX) {
         error = MPI_ERR_TRUNCATE;
     }
     if (MPI_SUCCESS == error && req->stride != req->part_bytes && msg->parts != req->parts &&
@@ -699,10 +722,10 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         exposable = mca_part_ucx_recv_exposable(req, msg);
         rc = exposable ? mca_part_ucx_recv_shared_flags(req, msg->parts) : OMPI_ERROR;
         if (OMPI_SUCCESS != rc) {
+            size_t flags_bytes = (msg->parts > 0 ? msg->parts : 1) * sizeof(uint64_t);
             rc = (req->am && req->device)
-                     ? mca_part_ucx_block_alloc_mapped(msg->parts * sizeof(uint64_t),
-                                                       &req->flags_block)
-                     : mca_part_ucx_block_alloc(msg->parts * sizeof(uint64_t), &req->flags_block);
+                     ? mca_part_ucx_block_alloc_mapped(flags_bytes, &req->flags_block)
+                     : mca_part_ucx_block_alloc(flags_bytes, &req->flags_block);
         }
         if (OMPI_SUCCESS != rc) {
             error = MPI_ERR_NO_MEM;
@@ -762,7 +785,7 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
     mca_part_ucx_request_t *req;
     int rc;
 
-    rc = mca_part_ucx_check_args(parts, count, datatype, src, tag, comm);
+    rc = mca_part_ucx_check_args(buf, parts, count, datatype, src, tag, comm);
     if (MPI_SUCCESS != rc) {
         return rc;
     }

@@ -37,9 +37,11 @@ static opal_atomic_int32_t mca_part_ucx_cookie;
 /* The MPI layer checks only the request pointer for the partitioned init
  * calls; everything else is checked here. Receives name their peer and tag:
  * no wildcards (MPI 4.1, section 4.2.2). */
-int mca_part_ucx_check_args(size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
-                            int tag, ompi_communicator_t *comm)
+int mca_part_ucx_check_args(const void *buf, size_t parts, size_t count,
+                            ompi_datatype_t *datatype, int peer, int tag,
+                            ompi_communicator_t *comm)
 {
+    ptrdiff_t true_lb, true_extent;
     size_t type_size;
 
     if (ompi_comm_invalid(comm)) {
@@ -56,7 +58,9 @@ int mca_part_ucx_check_args(size_t parts, size_t count, ompi_datatype_t *datatyp
     } else if (MPI_ANY_TAG == tag || tag < 0 || tag > mca_pml.pml_max_tag) {
         return MPI_ERR_TAG;
     }
-    if (0 == parts || parts > INT_MAX) {
+    /* "partitions" is a non-negative integer (MPI 4.1, section 4.2.2):
+     * zero partitions make an empty message, completed by start and wait */
+    if (parts > INT_MAX) {
         return MPI_ERR_ARG;
     }
     if (NULL == datatype || MPI_DATATYPE_NULL == datatype ||
@@ -64,8 +68,16 @@ int mca_part_ucx_check_args(size_t parts, size_t count, ompi_datatype_t *datatyp
         return MPI_ERR_TYPE;
     }
     ompi_datatype_type_size(datatype, &type_size);
-    if (count > (size_t) PTRDIFF_MAX / parts / (type_size ? type_size : 1)) {
+    if (parts > 0 && count > (size_t) PTRDIFF_MAX / parts / (type_size ? type_size : 1)) {
         return MPI_ERR_COUNT;
+    }
+    /* As the point-to-point bindings check user buffers: a NULL buffer
+     * with data to move is an error unless the datatype addresses memory
+     * absolutely (MPI_BOTTOM). A null peer moves nothing. */
+    ompi_datatype_get_true_extent(datatype, &true_lb, &true_extent);
+    if (NULL == buf && MPI_PROC_NULL != peer && parts > 0 && count > 0 && type_size > 0 &&
+        0 == true_lb) {
+        return MPI_ERR_BUFFER;
     }
     return MPI_SUCCESS;
 }
@@ -125,14 +137,17 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
     req->tag = tag;
     req->buf = (void *) buf;
     ompi_datatype_get_true_extent(datatype, &true_lb, &true_extent);
-    req->contiguous = ompi_datatype_is_contiguous_memory_layout(datatype, count * parts);
+    /* contiguous for n >= 2 elements iff for 2: never narrow count * parts
+     * to the int32 the datatype engine takes */
+    req->contiguous = ompi_datatype_is_contiguous_memory_layout(
+        datatype, (int32_t) ((count * parts < 2) ? count * parts : 2));
     req->data = (char *) buf + true_lb;
     req->device = mca_part_ucx_is_device(req->data, req->total_bytes);
     req->setup = MCA_PART_UCX_SETUP_PENDING;
 
     req->stride = req->part_bytes;
     if (!req->contiguous && parts > 1 && req->extent > 0 &&
-        ompi_datatype_is_contiguous_memory_layout(datatype, count)) {
+        ompi_datatype_is_contiguous_memory_layout(datatype, (int32_t) ((count < 2) ? count : 2))) {
         /* Each partition contiguous, partitions apart (a resized type):
          * moved in place, partition by partition. */
         req->stride = count * (size_t) req->extent;

@@ -121,7 +121,8 @@ struct mca_part_ucx_request_t {
                                            * partition done, mapped for kernels */
     ucp_mem_h buf_memh;
     size_t scan;                    /* flags known to have arrived this epoch */
-    volatile uint64_t *unpacked;    /* non-contiguous: epoch each partition was unpacked */
+    volatile uint64_t *unpacked;    /* non-contiguous: 2e once partition unpacked in epoch e,
+                                     * 2e - 1 while a thread unpacks it */
     uint64_t rtr_value;             /* put source for the ready-to-receive */
     void *rtr_op;                   /* outstanding RTR put, NULL when none */
     bool rtr_am;                    /* receive: RTR as a message (mca_part_ucx_rtr_by_am) */
@@ -138,8 +139,9 @@ struct mca_part_ucx_request_t {
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
 
-int mca_part_ucx_check_args(size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
-                            int tag, ompi_communicator_t *comm);
+int mca_part_ucx_check_args(const void *buf, size_t parts, size_t count,
+                            ompi_datatype_t *datatype, int peer, int tag,
+                            ompi_communicator_t *comm);
 /* What every kind of request sets first (collectives too). */
 void mca_part_ucx_request_init_base(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
                                     size_t parts, size_t count, ompi_datatype_t *datatype,
@@ -229,10 +231,16 @@ void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_
 static inline void mca_part_ucx_overlap(const mca_part_ucx_request_t *req, size_t first,
                                         size_t last, size_t *sfirst, size_t *slast)
 {
-    size_t spart_bytes = req->total_bytes / req->remote_parts;
-    size_t begin = first * req->part_bytes;
-    size_t end = (last + 1) * req->part_bytes;
+    size_t spart_bytes, begin, end;
 
+    if (0 == req->remote_parts) { /* an empty message: nothing to wait for */
+        *sfirst = 1;
+        *slast = 0;
+        return;
+    }
+    spart_bytes = req->total_bytes / req->remote_parts;
+    begin = first * req->part_bytes;
+    end = (last + 1) * req->part_bytes;
     if (0 == spart_bytes) {
         *sfirst = 0;
         *slast = req->remote_parts - 1;

@@ -693,7 +693,7 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     ompi_proc_t *proc;
     int rc;
 
-    rc = mca_part_ucx_check_args(parts, count, datatype, dst, tag, comm);
+    rc = mca_part_ucx_check_args(buf, parts, count, datatype, dst, tag, comm);
     if (MPI_SUCCESS != rc) {
         return rc;
     }
@@ -707,9 +707,10 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_dev_info(req, info);
     }
-    req->part_state = calloc(parts, sizeof(uint64_t));
-    req->flag_values = calloc(parts, sizeof(uint64_t));
-    req->am_hdrs = calloc(parts, sizeof(*req->am_hdrs));
+    /* one entry at least: zero partitions are legal */
+    req->part_state = calloc(parts ? parts : 1, sizeof(uint64_t));
+    req->flag_values = calloc(parts ? parts : 1, sizeof(uint64_t));
+    req->am_hdrs = calloc(parts ? parts : 1, sizeof(*req->am_hdrs));
     if (OMPI_SUCCESS != rc || NULL == req->part_state || NULL == req->flag_values ||
         NULL == req->am_hdrs) {
         goto err;

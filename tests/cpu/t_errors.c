@@ -33,8 +33,6 @@ int main(int argc, char **argv)
                           MPI_INFO_NULL, &tmp), MPI_ERR_RANK);
     EXPECT(MPI_Precv_init(rbuf, 4, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD,
                           MPI_INFO_NULL, &tmp), MPI_ERR_TAG);
-    EXPECT(MPI_Precv_init(rbuf, 0, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &tmp),
-           MPI_ERR_ARG);
     EXPECT(MPI_Psend_init(buf, -3, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &tmp),
            MPI_ERR_ARG);
     EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, size, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &tmp),
