@@ -492,6 +492,9 @@ bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
     if (req->scan < req->remote_parts) {
         return false;
     }
+    if (NULL != req->dev) {
+        (void) mca_part_ucx_dev_failed(req); /* kernels' misuse: completes with MPI_ERR_ARG */
+    }
     opal_atomic_rmb();
     for (p = 0; NULL != req->pack_buf && p < req->parts; ++p) {
         mca_part_ucx_unpack(req, p);
