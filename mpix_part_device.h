@@ -13,7 +13,7 @@
  * (mpix_part.h), so applications need no relocatable device code. Names
  * and argument order follow NVIDIA's mpi-acx prototype where they overlap.
  *
- *   MPIX_Pready(partition, preq)          every thread that contributed
+ *   MPIX_Pready(partition, preq)          `threshold` calls a partition and epoch
  *   MPIX_Pready_thread/_warp/_block       explicit levels, for measurement
  *   MPIX_Parrived(preq, partition, &flag) receive side, polls device-visible
  *                                         arrival flags
@@ -32,14 +32,15 @@
  * with 1024 threads a block more than 32 registers a thread halve the
  * blocks an SM can hold.
  *
- * Misuse never writes outside the request: a partition out of range, a
+ * Misuse never writes outside the request: a partition out of range or a
  * handle of the wrong kind (a receive's to MPIX_Pready, a send's to
- * MPIX_Parrived) or calls beyond the threshold in an epoch set a bit in
- * the request's error word (host memory) and do nothing else; the host
- * then fails the request with MPI_ERR_ARG at its MPI_Wait/MPI_Test. Calls
- * beyond the threshold are not carried into the next epoch (the request
- * fails instead). MPIX_Parrived returns MPI_ERR_ARG with *flag = 1 then,
- * so that a polling loop ends.
+ * MPIX_Parrived) sets a bit in the request's error word (host memory) and
+ * does nothing else; so do calls beyond the threshold in an epoch, except
+ * that an update which completes a partition with some completes it all
+ * the same (its data moves). The host then fails the request with
+ * MPI_ERR_ARG at its MPI_Wait/MPI_Test; calls beyond the threshold are
+ * never carried into the next epoch (the send stays failed). MPIX_Parrived
+ * returns MPI_ERR_ARG with *flag = 1 then, so that a polling loop ends.
  *
  * Transport groups: 2^group_shift consecutive partitions of a send request
  * share one counter (threshold times as many calls), and the call that
@@ -107,8 +108,10 @@ struct mpix_prequest_s {
     uint32_t remote_parts;          /* receive: the sender's partitions */
     uint32_t threshold;             /* send: MPIX_Pready calls per partition */
     uint64_t total_bytes;
-    unsigned long long *counters;   /* send, device memory, per group: calls this epoch */
-    unsigned long long *completed;  /* send, device memory, per group: epochs completed */
+    /* send, device memory, per group: the last epoch the group completed
+     * (high 32 bits) and the calls since (low 32 bits), so that one atomic
+     * tells a call of a new epoch from one beyond the threshold */
+    unsigned long long *counters;
     volatile uint64_t *ready;       /* send, host memory: epoch per group, at its first
                                      * partition (the host reads one word a group) */
     const volatile uint64_t *arrived; /* receive, host memory: epoch per sender partition */
@@ -219,17 +222,23 @@ __device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, 
     return true;
 }
 
+/* Whether epoch e (its low 32 bits) comes after `done`. */
+__device__ static inline bool mpix_part_after(unsigned long long e, unsigned done)
+{
+    return (int) ((unsigned) e - done) > 0;
+}
+
 /* The host's current epoch where it is later than `done` (the last epoch
- * the caller's transport group completed); otherwise `done` or less:
- * the group completed this epoch already. The GPU copy serves until an
- * epoch starts; then one thread reads the host word (about 1 us). */
+ * the caller's transport group completed); otherwise `done`: the group
+ * completed this epoch already. The GPU copy serves until an epoch
+ * starts; then one thread reads the host word (about 1 us). */
 __device__ static __noinline__ uint64_t mpix_part_host_epoch(struct mpix_prequest_s *preq,
-                                                             unsigned long long done)
+                                                             unsigned done)
 {
     volatile unsigned long long *seen = &preq->epoch_seen;
     unsigned long long e;
 
-    while ((e = *seen) <= done) {
+    while (!mpix_part_after(e = *seen, done)) {
         if (0 == atomicCAS(&preq->epoch_poller, 0, 1)) {
             e = *preq->epoch;
             atomicMax(&preq->epoch_seen, e);
@@ -281,16 +290,18 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
  * other groups' writes (a kernel copy reads them). Only the group's leader
  * loads the request's fields, after its barrier: a load every thread made
  * would keep the whole group waiting behind its stores.
- * An update past the threshold, or in an epoch the group completed
- * already, is an error (the first completes the group all the same, so
- * that the data still moves); a completing update records the epoch
- * before it takes the threshold back off the counter, so that a later
- * call that sees the counter reset sees the epoch done. */
+ * The counter's old value tells whether the group had completed the
+ * host's epoch already, or had its calls: either makes these calls beyond
+ * the threshold, an error (an update that completes the group with some
+ * completes it all the same, so that the data still moves). The
+ * completing update records the epoch and resets the calls in one atomic;
+ * no call of the next epoch can come before the host has seen this one
+ * complete. */
 __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, int partition,
                                                   unsigned n)
 {
-    unsigned first, g = (unsigned) partition >> preq->group_shift;
-    unsigned long long t, old, done, e;
+    unsigned first, g = (unsigned) partition >> preq->group_shift, calls, done;
+    unsigned long long t, old, e;
 
     if ((unsigned) partition >= preq->pready_parts) {
         mpix_part_error(preq, MPIX_PREQUEST_ERR_PARTITION);
@@ -298,27 +309,24 @@ __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, 
     }
     t = (unsigned long long) preq->threshold * mpix_part_group(preq, partition, &first);
     old = atomicAdd(&preq->counters[g], (unsigned long long) n);
-    if (old + n >= t) {
-        mpix_part_fence_gpu();
-    }
-    done = *(volatile unsigned long long *) &preq->completed[g];
+    calls = (unsigned) old;
+    done = (unsigned) (old >> 32);
     e = *(volatile unsigned long long *) &preq->epoch_seen;
-    if (e <= done) {
+    if (!mpix_part_after(e, done)) {
         e = mpix_part_host_epoch(preq, done);
     }
-    if (old >= t || e <= done) {
+    if (calls >= t || !mpix_part_after(e, done)) {
         mpix_part_error(preq, MPIX_PREQUEST_ERR_THRESHOLD);
         return 0;
     }
-    if (old + n < t) {
+    if (calls + n < t) {
         return 0;
     }
-    if (old + n > t) {
+    if (calls + n > t) {
         mpix_part_error(preq, MPIX_PREQUEST_ERR_THRESHOLD);
     }
-    preq->completed[g] = e;
     mpix_part_fence_gpu();
-    atomicAdd(&preq->counters[g], 0ull - t);
+    atomicAdd(&preq->counters[g], ((unsigned long long) ((unsigned) e - done) << 32) - t);
     return e;
 }
 

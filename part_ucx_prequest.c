@@ -181,8 +181,10 @@ static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, 
             return 0;
         }
     }
+    /* a group's calls an epoch fit in the 32 bits its counter keeps them in */
     while (s < 30 && ((size_t) 2 << s) <= req->parts &&
-           ((size_t) 2 << s) * req->part_bytes <= bytes) {
+           ((size_t) 2 << s) * req->part_bytes <= bytes &&
+           ((uint64_t) req->pready_threads << (s + 1)) < ((uint64_t) 1 << 31)) {
         ++s;
     }
     return s;
@@ -419,14 +421,13 @@ void mca_part_ucx_dev_fini(void)
 }
 
 /* One device allocation, filled by one copy: the request, then (send)
- * its counters of this epoch's calls (none yet) and of the epochs each
- * transport group completed (those before this one); sized for one group
- * per partition. */
+ * its counters, one a group (sized for one group per partition): the
+ * epoch before this one completed, no calls yet (mpix_part_device.h). */
 static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t epoch)
 {
     size_t head = (sizeof(d->host) + 63) & ~(size_t) 63, p;
-    size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? 2 * parts * sizeof(unsigned long long) : 0;
-    unsigned long long *completed;
+    size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? parts * sizeof(unsigned long long) : 0;
+    unsigned long long *counters;
     char *image, *dmem = NULL;
     int rc;
 
@@ -445,10 +446,9 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
     if (OPAL_SUCCESS == rc) {
         if (cbytes > 0) {
             d->host.counters = (unsigned long long *) (dmem + head);
-            d->host.completed = d->host.counters + parts;
-            completed = (unsigned long long *) (image + head) + parts;
+            counters = (unsigned long long *) (image + head);
             for (p = 0; p < parts; ++p) {
-                completed[p] = (unsigned long long) (epoch - 1);
+                counters[p] = (unsigned long long) (uint32_t) (epoch - 1) << 32;
             }
         }
         memcpy(image, &d->host, sizeof(d->host));
