@@ -146,25 +146,44 @@ void mca_part_ucx_device_stream_put(void *stream)
 /* The stream of mca_part_ucx_device_copy_in, taken from the pool once. */
 static void *mca_part_ucx_copy_in_stream = NULL;
 
+/* The copy-in stream, made on first use; NULL without the plugin. */
+static void *mca_part_ucx_copy_in_get(const mca_part_ucx_device_ops_t *gpu)
+{
+    void *stream;
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
+    if (NULL == mca_part_ucx_copy_in_stream &&
+        0 != gpu->stream_create(&mca_part_ucx_copy_in_stream)) {
+        mca_part_ucx_copy_in_stream = NULL;
+    }
+    stream = mca_part_ucx_copy_in_stream;
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
+    return stream;
+}
+
+void mca_part_ucx_device_copy_in_warm(void)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+
+    if (NULL != gpu) {
+        (void) mca_part_ucx_copy_in_get(gpu);
+    }
+}
+
 int mca_part_ucx_device_copy_in(void *dst, const void *src, size_t len)
 {
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
     void *stream;
-    int rc = 0;
 
     if (NULL == gpu) {
         return opal_accelerator.mem_copy(MCA_ACCELERATOR_NO_DEVICE_ID,
                                          MCA_ACCELERATOR_NO_DEVICE_ID, dst, src, len,
                                          MCA_ACCELERATOR_TRANSFER_HTOD);
     }
-    OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
-    if (NULL == mca_part_ucx_copy_in_stream) {
-        rc = gpu->stream_create(&mca_part_ucx_copy_in_stream);
-    }
-    stream = mca_part_ucx_copy_in_stream;
-    OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
+    stream = mca_part_ucx_copy_in_get(gpu);
     /* concurrent callers share the stream: each waits for its copy */
-    if (0 != rc || 0 != gpu->copy(dst, src, len, stream) || 0 != gpu->stream_sync(stream)) {
+    if (NULL == stream || 0 != gpu->copy(dst, src, len, stream) ||
+        0 != gpu->stream_sync(stream)) {
         PART_UCX_ERROR("GPU copy of a partition failed: %s", gpu->last_error());
         return OPAL_ERROR;
     }

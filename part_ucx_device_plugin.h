@@ -31,6 +31,8 @@ void mca_part_ucx_device_stream_put(void *stream);
  * for the legacy default stream, where a kernel may be polling
  * MPIX_Parrived for this very data. Without the plugin, opal's copy. */
 int mca_part_ucx_device_copy_in(void *dst, const void *src, size_t len);
+/* The plugin and that stream ready before the first copy (a UCX callback). */
+void mca_part_ucx_device_copy_in_warm(void);
 /* At finalize: the pools' streams and events destroyed. */
 void mca_part_ucx_device_fini(void);
 /* The kernel's element type or operation; -1 where the plugin has none. */
