@@ -190,6 +190,36 @@ static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, 
     return s;
 }
 
+/* The epoch a group's mark names (without MPIX_PREQUEST_MARK_HOST). */
+static inline uint64_t mca_part_ucx_dev_mark_epoch(uint64_t mark)
+{
+    return mark & ~MPIX_PREQUEST_MARK_HOST;
+}
+
+/* Kernels take the epoch from a GPU copy that they refresh from the host
+ * word only where their group completed the copy's epoch already
+ * (mpix_part_device.h). A group the host readied instead (MPI_Pready,
+ * without transport groups) did not complete it on the GPU, so its next
+ * call would take a stale copy for the current epoch: after such an epoch
+ * the host writes the copy itself (one small copy, on a non-blocking
+ * stream; epochs readied by kernels alone cost nothing). */
+static void mca_part_ucx_dev_push_epoch(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
+{
+    const volatile uint64_t *ready = d->ready_block.addr;
+    size_t step = (size_t) 1 << d->host.group_shift, p;
+    uint64_t epoch = req->epoch;
+
+    if (MPIX_PREQUEST_RECV == d->host.kind || req->epoch < 2) {
+        return;
+    }
+    for (p = 0; p < req->parts && mca_part_ucx_dev_mark_epoch(ready[p]) >= epoch - 1; p += step) {
+    }
+    if (p < req->parts &&
+        OPAL_SUCCESS != mca_part_ucx_device_copy_in(&d->dptr->epoch_seen, &epoch, sizeof(epoch))) {
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+    }
+}
+
 void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
@@ -197,6 +227,7 @@ void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
     d->pending = req->parts;
     d->low = 0;
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
+    mca_part_ucx_dev_push_epoch(req, d);
 }
 
 static void mca_part_ucx_dev_rtr_words(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
@@ -212,12 +243,6 @@ static void mca_part_ucx_dev_rtr_words(mca_part_ucx_request_t *req, struct mca_p
 void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_dev_rtr_words(req, req->dev);
-}
-
-/* The epoch a group's mark names (without MPIX_PREQUEST_MARK_HOST). */
-static inline uint64_t mca_part_ucx_dev_mark_epoch(uint64_t mark)
-{
-    return mark & ~MPIX_PREQUEST_MARK_HOST;
 }
 
 bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p)
