@@ -209,8 +209,8 @@ static void mca_part_ucx_dev_push_epoch(mca_part_ucx_request_t *req, struct mca_
     size_t step = (size_t) 1 << d->host.group_shift, p;
     uint64_t epoch = req->epoch;
 
-    if (MPIX_PREQUEST_RECV == d->host.kind || req->epoch < 2) {
-        return;
+    if (0 == d->host.pready_parts || req->epoch < 2) {
+        return; /* no MPIX_Pready here: a receive, or a bcast's non-root */
     }
     for (p = 0; p < req->parts && mca_part_ucx_dev_mark_epoch(ready[p]) >= epoch - 1; p += step) {
     }
@@ -560,7 +560,8 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
                             ? MPIX_PREQUEST_AGGREGATE_BLOCK : MPIX_PREQUEST_AGGREGATE_WARP;
     d->host.total_bytes = coll ? req->parts : req->total_bytes; /* one word per partition */
     /* what each call takes: one compare checks the partition and the kind */
-    d->host.pready_parts = send ? (uint32_t) req->parts : 0;
+    d->host.pready_parts = (send && (!coll || req->coll->user_pready)) ? (uint32_t) req->parts
+                                                                        : 0;
     d->host.parrived_parts = (!send || coll) ? (uint32_t) req->parts : 0;
     d->host.epoch_seen = req->epoch;
 
