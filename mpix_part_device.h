@@ -99,7 +99,8 @@ enum {
 #define MPIX_PREQUEST_MARK_HOST ((uint64_t) 1 << 63)
 
 /* Lives in GPU memory; written by MPIX_Prequest_create, then by kernels
- * only in rtr_seen/rtr_poller and epoch_seen/epoch_poller. */
+ * only in rtr_seen/rtr_poller and epoch_seen/epoch_poller (and by the
+ * host's MPI_Start in epoch_seen, after an epoch it readied itself). */
 struct mpix_prequest_s {
     uint32_t magic;
     uint32_t kind;                  /* MPIX_PREQUEST_SEND, _RECV or _COLL */
@@ -113,7 +114,8 @@ struct mpix_prequest_s {
      * tells a call of a new epoch from one beyond the threshold */
     unsigned long long *counters;
     volatile uint64_t *ready;       /* send, host memory: epoch per group, at its first
-                                     * partition (the host reads one word a group) */
+                                     * partition (the host reads one word a group), with
+                                     * MPIX_PREQUEST_MARK_HOST where left to the host */
     const volatile uint64_t *arrived; /* receive, host memory: epoch per sender partition */
     const volatile uint64_t *epoch; /* host memory: the request's current epoch */
     /* Kernel copy (send): partition p goes from src + p * part_bytes to the
