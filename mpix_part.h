@@ -33,12 +33,34 @@ int MPIX_Pbuf_prepareall(int count, MPI_Request requests[]);
 
 /* A device-side request for CUDA kernels (mpix_part_device.h), in GPU
  * memory. Blocking; call it after MPI_Start of the first epoch. One device
- * request serves every later epoch of its MPI_Request. MPI_Info key of
- * MPI_Psend_init: "mpix_pready_threads", the number of MPIX_Pready calls
- * (device threads) that make one partition ready (default 1);
+ * request serves every later epoch of its MPI_Request. MPIX_Prequest_free
+ * between epochs (in an active epoch: MPI_ERR_REQUEST; a handle already
+ * freed: MPI_ERR_ARG).
+ *
+ * MPI_Info keys of MPI_Psend_init: "mpix_pready_threads", the number of
+ * device MPIX_Pready calls that make one partition ready in an epoch
+ * (default 1: one call, e.g. by one thread; where every thread of a
+ * partition's blocks calls it, the number of those threads);
  * "mpix_pready_aggregate", "warp" (default) or "block" where every thread
  * of each block calls MPIX_Pready for one partition (one counter update
- * per block). */
+ * per block); "mpix_device_group_bytes", "0" to mix host MPI_Pready and
+ * kernel MPIX_Pready on one request (in one epoch or in turns).
+ *
+ * Each epoch: MPI_Start, then kernels call MPIX_Pready exactly
+ * "mpix_pready_threads" times per partition. More calls in an epoch, a
+ * partition out of range, or a handle of the wrong kind (a receive's to
+ * MPIX_Pready, a send's to MPIX_Parrived) write nothing outside the
+ * request and fail it with MPI_ERR_ARG at its MPI_Wait (a send from then
+ * on: its counts are lost).
+ *
+ * Kernel copy (a GPU receive buffer of the same node): a kernel stores a
+ * partition into the receiver's buffer only once the receiver's
+ * ready-to-receive of the epoch is visible on the GPU, which host progress
+ * makes (MPIX_Pbuf_prepare before the launch, or any MPI call that
+ * progresses while the kernel runs); a kernel that finds it missing never
+ * waits for it, it leaves the partition to the host, which sends it at its
+ * next progress. So "kernel; cudaStreamSynchronize; MPI_Wait" works without
+ * MPIX_Pbuf_prepare, only without the kernel's copy. */
 typedef struct mpix_prequest_s *MPIX_Prequest;
 int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *preq);
 int MPIX_Prequest_free(MPIX_Prequest *preq);

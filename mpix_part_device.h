@@ -13,22 +13,34 @@
  * (mpix_part.h), so applications need no relocatable device code. Names
  * and argument order follow NVIDIA's mpi-acx prototype where they overlap.
  *
- *   MPIX_Pready(partition, preq)          every thread that contributed
+ *   MPIX_Pready(partition, preq)          `threshold` calls a partition and epoch
  *   MPIX_Pready_thread/_warp/_block       explicit levels, for measurement
  *   MPIX_Parrived(preq, partition, &flag) receive side, polls device-visible
  *                                         arrival flags
  *
- * A partition is ready once MPIX_Pready has been called for it
+ * A partition is ready once MPIX_Pready has been called for it exactly
  * `threshold` times in the epoch (the MPI_Info key "mpix_pready_threads"
- * of MPI_Psend_init, default 1): calls from one warp (or, with the key
- * "mpix_pready_aggregate" "block", one block) are combined into one
- * counter update, and the call that completes the count publishes the
- * partition to the host progress engine with a system-scope fence.
- * That call also takes the threshold back off the counter (no call of the
- * next epoch can come before the host has seen this one complete) and
- * counts the partition's epoch: no division, whose 64-bit form would cost
- * a kernel more registers than the rest, and with 1024 threads a block
- * more than 32 registers a thread halve the blocks an SM can hold.
+ * of MPI_Psend_init, default 1: one call, e.g. by one thread; where every
+ * thread of a partition's blocks calls it, set the key to that number of
+ * threads). Calls from one warp (or, with the key "mpix_pready_aggregate"
+ * "block", one block) are combined into one counter update, and the
+ * update that completes the count publishes the partition to the host
+ * progress engine with a system-scope fence and counts the partition's
+ * epoch: the host's current one, which kernels read from a GPU copy (one
+ * thread reads the host word, about 1 us, once an epoch). No division,
+ * whose 64-bit form would cost a kernel more registers than the rest, and
+ * with 1024 threads a block more than 32 registers a thread halve the
+ * blocks an SM can hold.
+ *
+ * Misuse never writes outside the request: a partition out of range or a
+ * handle of the wrong kind (a receive's to MPIX_Pready, a send's to
+ * MPIX_Parrived) sets a bit in the request's error word (host memory) and
+ * does nothing else; so do calls beyond the threshold in an epoch, except
+ * that an update which completes a partition with some completes it all
+ * the same (its data moves). The host then fails the request with
+ * MPI_ERR_ARG at its MPI_Wait/MPI_Test; calls beyond the threshold are
+ * never carried into the next epoch (the send stays failed). MPIX_Parrived
+ * returns MPI_ERR_ARG with *flag = 1 then, so that a polling loop ends.
  *
  * Transport groups: 2^group_shift consecutive partitions of a send request
  * share one counter (threshold times as many calls), and the call that
@@ -46,6 +58,7 @@
 #ifndef MPIX_PART_DEVICE_H
 #define MPIX_PART_DEVICE_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 #define MPIX_PREQUEST_MAGIC 0x50524551u /* "PREQ" */
@@ -75,8 +88,19 @@ enum {
 #define MPIX_PREQUEST_TAG_KERNEL_COPY ((uintptr_t) 2) /* mechanism MPIX_PREQUEST_KERNEL_COPY */
 #define MPIX_PREQUEST_TAG_MASK        ((uintptr_t) 3)
 
+/* The bits of the request's error word (kernels set them, the host fails
+ * the request with MPI_ERR_ARG). */
+#define MPIX_PREQUEST_ERR_PARTITION ((uint32_t) 1) /* out of range, or the wrong kind of handle */
+#define MPIX_PREQUEST_ERR_THRESHOLD ((uint32_t) 2) /* MPIX_Pready beyond the threshold in an epoch */
+
+/* Kernel copy: the mark of a group that a kernel left to the host (the
+ * receiver's ready-to-receive of the epoch not visible yet): the host
+ * progress engine sends it as it would for MPI_Pready. */
+#define MPIX_PREQUEST_MARK_HOST ((uint64_t) 1 << 63)
+
 /* Lives in GPU memory; written by MPIX_Prequest_create, then by kernels
- * only in rtr_seen/rtr_poller. */
+ * only in rtr_seen/rtr_poller and epoch_seen/epoch_poller (and by the
+ * host's MPI_Start in epoch_seen, after an epoch it readied itself). */
 struct mpix_prequest_s {
     uint32_t magic;
     uint32_t kind;                  /* MPIX_PREQUEST_SEND, _RECV or _COLL */
@@ -85,10 +109,13 @@ struct mpix_prequest_s {
     uint32_t remote_parts;          /* receive: the sender's partitions */
     uint32_t threshold;             /* send: MPIX_Pready calls per partition */
     uint64_t total_bytes;
-    unsigned long long *counters;   /* send, device memory, per group: calls this epoch */
-    unsigned long long *completed;  /* send, device memory, per group: epochs completed */
+    /* send, device memory, per group: the last epoch the group completed
+     * (high 32 bits) and the calls since (low 32 bits), so that one atomic
+     * tells a call of a new epoch from one beyond the threshold */
+    unsigned long long *counters;
     volatile uint64_t *ready;       /* send, host memory: epoch per group, at its first
-                                     * partition (the host reads one word a group) */
+                                     * partition (the host reads one word a group), with
+                                     * MPIX_PREQUEST_MARK_HOST where left to the host */
     const volatile uint64_t *arrived; /* receive, host memory: epoch per sender partition */
     const volatile uint64_t *epoch; /* host memory: the request's current epoch */
     /* Kernel copy (send): partition p goes from src + p * part_bytes to the
@@ -110,6 +137,17 @@ struct mpix_prequest_s {
     int rtr_cache;                  /* 0: every copying group reads *rtr itself */
     uint32_t aggregate;             /* MPIX_PREQUEST_AGGREGATE_WARP or _BLOCK */
     uint32_t group_shift;           /* send: log2 of the partitions of a transport group */
+    /* The partitions each call takes (one unsigned compare checks both
+     * the index and the kind): parts for a send or collective, 0 for a
+     * receive (MPIX_Pready); parts for a receive or collective, 0 for a
+     * send (MPIX_Parrived). */
+    uint32_t pready_parts;
+    uint32_t parrived_parts;
+    volatile uint32_t *error;       /* host memory: MPIX_PREQUEST_ERR_* bits */
+    /* Send, device memory: the highest *epoch a kernel has read, and a
+     * lock so that one thread at a time reads *epoch. */
+    unsigned long long epoch_seen;
+    int epoch_poller;
 };
 
 #ifdef __CUDACC__
@@ -152,16 +190,26 @@ __device__ static inline unsigned mpix_part_group(const struct mpix_prequest_s *
     return min(1u << s, preq->parts - f);
 }
 
-/* Kernel copy, one thread of the group: wait until the receiver has
- * started `epoch` (before that its buffer is not ours). */
-__device__ static inline void mpix_part_wait_rtr(struct mpix_prequest_s *preq, uint64_t epoch)
+/* Misuse reported to the host; rare, so out of line (registers). */
+__device__ static __noinline__ void mpix_part_error(struct mpix_prequest_s *preq, uint32_t bit)
+{
+    volatile uint32_t *error = preq->error;
+
+    *error |= bit; /* any bit fails the request: a lost one loses nothing */
+    __threadfence_system();
+}
+
+/* Kernel copy, one thread of the group: whether the receiver has started
+ * `epoch` (before that its buffer is not ours). Never waits longer than
+ * one read of the host word by another thread: where the host has not
+ * seen the receiver's ready-to-receive yet (a host blocked in
+ * cudaStreamSynchronize never will), the group is left to the host. */
+__device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, uint64_t epoch)
 {
     volatile unsigned long long *seen = &preq->rtr_seen;
 
     if (!preq->rtr_cache) {
-        while (*preq->rtr < epoch) {
-        }
-        return;
+        return *preq->rtr >= epoch;
     }
     while (*seen < epoch) {
         if (0 == atomicCAS(&preq->rtr_poller, 0, 1)) {
@@ -170,8 +218,37 @@ __device__ static inline void mpix_part_wait_rtr(struct mpix_prequest_s *preq, u
                 atomicMax(&preq->rtr_seen, r);
             }
             atomicExch(&preq->rtr_poller, 0);
+            return r >= epoch;
         }
     }
+    return true;
+}
+
+/* Whether epoch e (its low 32 bits) comes after `done`. */
+__device__ static inline bool mpix_part_after(unsigned long long e, unsigned done)
+{
+    return (int) ((unsigned) e - done) > 0;
+}
+
+/* The host's current epoch where it is later than `done` (the last epoch
+ * the caller's transport group completed); otherwise `done`: the group
+ * completed this epoch already. The GPU copy serves until an epoch
+ * starts; then one thread reads the host word (about 1 us). */
+__device__ static __noinline__ uint64_t mpix_part_host_epoch(struct mpix_prequest_s *preq,
+                                                             unsigned done)
+{
+    volatile unsigned long long *seen = &preq->epoch_seen;
+    unsigned long long e;
+
+    while (!mpix_part_after(e = *seen, done)) {
+        if (0 == atomicCAS(&preq->epoch_poller, 0, 1)) {
+            e = *preq->epoch;
+            atomicMax(&preq->epoch_seen, e);
+            atomicExch(&preq->epoch_poller, 0);
+            return e;
+        }
+    }
+    return e;
 }
 
 /* Kernel copy: the group (lane `rank` of `size`) stores the partition's
@@ -214,34 +291,57 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
  * completes with this update, or 0. The completing update acquires the
  * other groups' writes (a kernel copy reads them). Only the group's leader
  * loads the request's fields, after its barrier: a load every thread made
- * would keep the whole group waiting behind its stores. */
+ * would keep the whole group waiting behind its stores.
+ * The counter's old value tells whether the group had completed the
+ * host's epoch already, or had its calls: either makes these calls beyond
+ * the threshold, an error (an update that completes the group with some
+ * completes it all the same, so that the data still moves). The
+ * completing update records the epoch and resets the calls in one atomic;
+ * no call of the next epoch can come before the host has seen this one
+ * complete. */
 __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, int partition,
                                                   unsigned n)
 {
-    unsigned first, g = (unsigned) partition >> preq->group_shift;
-    unsigned long long t = (unsigned long long) preq->threshold *
-                           mpix_part_group(preq, partition, &first);
-    unsigned long long old = atomicAdd(&preq->counters[g], (unsigned long long) n);
-    uint64_t e;
+    unsigned first, g = (unsigned) partition >> preq->group_shift, calls, done;
+    unsigned long long t, old, e;
 
-    if (old >= t || old + n < t) {
+    if ((unsigned) partition >= preq->pready_parts) {
+        mpix_part_error(preq, MPIX_PREQUEST_ERR_PARTITION);
         return 0;
     }
-    atomicAdd(&preq->counters[g], 0ull - t);
+    t = (unsigned long long) preq->threshold * mpix_part_group(preq, partition, &first);
+    old = atomicAdd(&preq->counters[g], (unsigned long long) n);
+    calls = (unsigned) old;
+    done = (unsigned) (old >> 32);
+    e = *(volatile unsigned long long *) &preq->epoch_seen;
+    if (!mpix_part_after(e, done)) {
+        e = mpix_part_host_epoch(preq, done);
+    }
+    if (calls >= t || !mpix_part_after(e, done)) {
+        mpix_part_error(preq, MPIX_PREQUEST_ERR_THRESHOLD);
+        return 0;
+    }
+    if (calls + n < t) {
+        return 0;
+    }
+    if (calls + n > t) {
+        mpix_part_error(preq, MPIX_PREQUEST_ERR_THRESHOLD);
+    }
     mpix_part_fence_gpu();
-    e = preq->completed[g] + 1;
-    preq->completed[g] = e;
+    atomicAdd(&preq->counters[g], ((unsigned long long) ((unsigned) e - done) << 32) - t);
     return e;
 }
 
 /* Publish a complete transport group: a release at system scope orders
  * the data the caller's group wrote (and synchronised with) before the
- * receiver's arrival flags (kernel copy, where mapped) and the mark the
- * host progress engine reads, one word a group (each word the GPU writes
- * costs the host a cache miss to read); lighter than __threadfence_system's
- * sequentially consistent fence. */
+ * receiver's arrival flags (kernel copy, where mapped and the group
+ * copied) and the mark the host progress engine reads, one word a group
+ * (each word the GPU writes costs the host a cache miss to read); lighter
+ * than __threadfence_system's sequentially consistent fence. `mark` is the
+ * epoch, with MPIX_PREQUEST_MARK_HOST where a kernel copy left the group
+ * to the host. */
 __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int partition,
-                                             uint64_t epoch)
+                                             uint64_t mark)
 {
     unsigned first, count = mpix_part_group(preq, partition, &first), p;
     /* loaded once: a volatile store may alias them, and a reload waits
@@ -253,10 +353,11 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
 #else
     __threadfence_system();
 #endif
-    for (p = first; NULL != remote && p < first + count; ++p) {
-        remote[p] = epoch; /* set only with a kernel copy */
+    for (p = first; NULL != remote && 0 == (mark & MPIX_PREQUEST_MARK_HOST) && p < first + count;
+         ++p) {
+        remote[p] = mark; /* set only with a kernel copy */
     }
-    ready[first] = epoch;
+    ready[first] = mark;
 }
 
 /* One call per thread, one counter update per thread; the completing
@@ -270,9 +371,10 @@ __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequ
     mpix_part_fence_gpu();
     e = mpix_part_count(preq, partition, 1);
     if (0 != e) {
-        if (copy) {
-            mpix_part_wait_rtr(preq, e);
+        if (copy && mpix_part_rtr(preq, e)) {
             mpix_part_store(preq, partition, 0, 1);
+        } else if (copy) {
+            e |= MPIX_PREQUEST_MARK_HOST;
         }
         mpix_part_mark(preq, partition, e);
     }
@@ -304,16 +406,17 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
     if (lane == leader) {
         mpix_part_fence_gpu();
         e = mpix_part_count(preq, partition, __popc(group));
+        if (0 != e && !mpix_part_rtr(preq, e)) {
+            e |= MPIX_PREQUEST_MARK_HOST;
+        }
     }
     e = __shfl_sync(group, e, leader);
     if (0 == e) {
         return 0;
     }
-    if (lane == leader) {
-        mpix_part_wait_rtr(preq, e);
+    if (0 == (e & MPIX_PREQUEST_MARK_HOST)) {
+        mpix_part_store(preq, partition, __popc(group & ((1u << lane) - 1)), __popc(group));
     }
-    __syncwarp(group);
-    mpix_part_store(preq, partition, __popc(group & ((1u << lane) - 1)), __popc(group));
     __syncwarp(group);
     if (lane == leader) {
         mpix_part_mark(preq, partition, e);
@@ -351,18 +454,20 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     }
     if (0 == rank) {
         mpix_part_fence_gpu();
-        mpix_part_epoch = mpix_part_count(preq, partition, size);
+        e = mpix_part_count(preq, partition, size);
+        if (0 != e && !mpix_part_rtr(preq, e)) {
+            e |= MPIX_PREQUEST_MARK_HOST;
+        }
+        mpix_part_epoch = e;
     }
     __syncthreads();
     e = mpix_part_epoch;
     if (0 == e) {
         return 0;
     }
-    if (0 == rank) {
-        mpix_part_wait_rtr(preq, e);
+    if (0 == (e & MPIX_PREQUEST_MARK_HOST)) {
+        mpix_part_store(preq, partition, rank, size);
     }
-    __syncthreads();
-    mpix_part_store(preq, partition, rank, size);
     __syncthreads();
     if (0 == rank) {
         mpix_part_mark(preq, partition, e);
@@ -385,10 +490,17 @@ __device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *
 }
 
 /* Receive side: *flag = 1 once every sender partition overlapping this
- * receive partition carries the current epoch. */
+ * receive partition carries the current epoch. A partition out of range
+ * or a send request's handle: MPI_ERR_ARG (also at the request's MPI_Wait)
+ * and *flag = 1, so that a polling loop ends. */
 __device__ static inline int MPIX_Parrived(struct mpix_prequest_s *preq, int partition, int *flag)
 {
     preq = mpix_prequest_ptr(preq);
+    if ((unsigned) partition >= preq->parrived_parts) {
+        mpix_part_error(preq, MPIX_PREQUEST_ERR_PARTITION);
+        *flag = 1;
+        return MPI_ERR_ARG;
+    }
     uint64_t e = *preq->epoch;
     uint64_t per = preq->total_bytes / preq->parts;
     uint64_t sper = preq->total_bytes / preq->remote_parts;

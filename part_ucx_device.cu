@@ -207,6 +207,11 @@ static int dev_host_mapped(const void *ptr)
     return (flags & cudaHostAllocMapped) ? 1 : 0;
 }
 
+static int dev_stream_sync(void *stream)
+{
+    return check(cudaStreamSynchronize((cudaStream_t) stream));
+}
+
 static const char *dev_last_error(void)
 {
     return cudaGetErrorString(last);
@@ -215,7 +220,8 @@ static const char *dev_last_error(void)
 static const mca_part_ucx_device_ops_t ops = {
     MCA_PART_UCX_DEVICE_ABI, dev_stream_create, dev_stream_destroy, dev_event_create,
     dev_event_destroy,       dev_event_record,  dev_event_query,    dev_copy,
-    dev_reduce,              dev_reduce3,       dev_last_error,     dev_host_mapped};
+    dev_stream_sync,         dev_reduce,        dev_reduce3,        dev_last_error,
+    dev_host_mapped};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 3
+#define MCA_PART_UCX_DEVICE_ABI 4
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* Element types the reduction kernels know. */
@@ -63,6 +63,7 @@ typedef struct mca_part_ucx_device_ops_t {
     int (*event_record)(void *event, void *stream);
     int (*event_query)(void *event);    /* 1 done, 0 not yet, < 0 error */
     int (*copy)(void *dst, const void *src, size_t bytes, void *stream);
+    int (*stream_sync)(void *stream);
     /* inout[i] = inout[i] op in[i] for count elements */
     int (*reduce)(int op, int dt, const void *in, void *inout, size_t count, void *stream);
     /* out[i] = a[i] op b[i] for count elements */

@@ -14,6 +14,7 @@
 
 #include "ompi_config.h"
 
+#include "opal/mca/accelerator/accelerator.h"
 #include "opal/mca/dl/base/base.h"
 #include "opal/mca/installdirs/installdirs.h"
 #include "opal/util/show_help.h"
@@ -140,6 +141,80 @@ void mca_part_ucx_device_stream_put(void *stream)
 {
     mca_part_ucx_pool_put(&mca_part_ucx_streams, stream,
                           mca_part_ucx_device_table->stream_destroy);
+}
+
+/* The stream of mca_part_ucx_device_copy_in, taken from the pool once. */
+static void *mca_part_ucx_copy_in_stream = NULL;
+
+/* The copy-in stream, made on first use; NULL without the plugin. */
+static void *mca_part_ucx_copy_in_get(const mca_part_ucx_device_ops_t *gpu)
+{
+    void *stream;
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
+    if (NULL == mca_part_ucx_copy_in_stream &&
+        0 != gpu->stream_create(&mca_part_ucx_copy_in_stream)) {
+        mca_part_ucx_copy_in_stream = NULL;
+    }
+    stream = mca_part_ucx_copy_in_stream;
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
+    return stream;
+}
+
+void mca_part_ucx_device_copy_in_warm(void)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+
+    if (NULL != gpu) {
+        (void) mca_part_ucx_copy_in_get(gpu);
+    }
+}
+
+int mca_part_ucx_device_copy_in(void *dst, const void *src, size_t len)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+    void *stream;
+
+    if (NULL == gpu) {
+        return opal_accelerator.mem_copy(MCA_ACCELERATOR_NO_DEVICE_ID,
+                                         MCA_ACCELERATOR_NO_DEVICE_ID, dst, src, len,
+                                         MCA_ACCELERATOR_TRANSFER_HTOD);
+    }
+    stream = mca_part_ucx_copy_in_get(gpu);
+    /* concurrent callers share the stream: each waits for its copy */
+    if (NULL == stream || 0 != gpu->copy(dst, src, len, stream) ||
+        0 != gpu->stream_sync(stream)) {
+        PART_UCX_ERROR("GPU copy of a partition failed: %s", gpu->last_error());
+        return OPAL_ERROR;
+    }
+    return OPAL_SUCCESS;
+}
+
+static void mca_part_ucx_pool_destroy(mca_part_ucx_handle_pool_t *pool, void (*destroy)(void *))
+{
+    while (pool->count > 0) {
+        destroy(pool->items[--pool->count]);
+    }
+    free(pool->items);
+    pool->items = NULL;
+    pool->size = 0;
+}
+
+void mca_part_ucx_device_fini(void)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device_table;
+
+    if (NULL == gpu) {
+        return; /* never loaded: nothing was created */
+    }
+    OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
+    mca_part_ucx_pool_destroy(&mca_part_ucx_events, gpu->event_destroy);
+    mca_part_ucx_pool_destroy(&mca_part_ucx_streams, gpu->stream_destroy);
+    if (NULL != mca_part_ucx_copy_in_stream) {
+        gpu->stream_destroy(mca_part_ucx_copy_in_stream);
+        mca_part_ucx_copy_in_stream = NULL;
+    }
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
 }
 
 int mca_part_ucx_device_dt(ompi_datatype_t *dtype)

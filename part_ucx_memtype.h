@@ -36,6 +36,10 @@ static inline ucs_memory_type_t mca_part_ucx_memtype(bool device)
     return device ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
 }
 
+/* part_ucx_device_plugin.c: on a non-blocking stream, where a kernel on
+ * the legacy default stream may poll MPIX_Parrived for the same data. */
+int mca_part_ucx_device_copy_in(void *dst, const void *src, size_t len);
+
 /* Copy a partition that arrived in host memory into the user buffer. */
 static inline int mca_part_ucx_copy_in(void *dst, const void *src, size_t len, bool device)
 {
@@ -43,8 +47,7 @@ static inline int mca_part_ucx_copy_in(void *dst, const void *src, size_t len, b
         memcpy(dst, src, len);
         return OPAL_SUCCESS;
     }
-    return opal_accelerator.mem_copy(MCA_ACCELERATOR_NO_DEVICE_ID, MCA_ACCELERATOR_NO_DEVICE_ID,
-                                     dst, src, len, MCA_ACCELERATOR_TRANSFER_HTOD);
+    return mca_part_ucx_device_copy_in(dst, src, len);
 }
 
 #endif /* MCA_PART_UCX_MEMTYPE_H */

@@ -26,7 +26,9 @@
 #include "opal/mca/accelerator/accelerator.h"
 #include "opal/mca/timer/base/base.h"
 #include "opal/runtime/opal_progress.h"
+#include "opal/class/opal_hash_table.h"
 #include "opal/util/info.h"
+#include "opal/util/show_help.h"
 #include "ompi/errhandler/errhandler.h"
 #include "ompi/info/info.h"
 #include "ompi/runtime/params.h"
@@ -38,6 +40,7 @@
 #include "part_ucx.h"
 #include "part_ucx_request.h"
 #include "part_ucx_coll.h"
+#include "part_ucx_device_plugin.h"
 
 struct mca_part_ucx_dev_t {
     struct mpix_prequest_s host;    /* what the device copy holds */
@@ -46,12 +49,24 @@ struct mca_part_ucx_dev_t {
     size_t dbytes;                  /* its allocation, counters included */
     int dev_id;                     /* of dptr, from mca_part_ucx_devmem_alloc */
     mca_part_ucx_block_t ready_block; /* send: epoch per group, kernels write */
-    mca_part_ucx_block_t epoch_block; /* kernels read: [0] current epoch, [1] receiver ready */
+    mca_part_ucx_block_t epoch_block; /* kernels read: [0] current epoch, [1] receiver ready;
+                                       * kernels write [2]: MPIX_PREQUEST_ERR_* bits */
     size_t pending;                 /* send: partitions not yet picked up this epoch */
     size_t low;                     /* send: partitions below are picked up (kernels mark
                                      * mostly in block order: the walk starts here) */
     uint64_t *copied;               /* kernel copy: epoch a kernel stored partition p in */
+    bool failed;                    /* a kernel reported misuse (the error word) */
 };
+
+/* The words of epoch_block. */
+#define MCA_PART_UCX_DEV_EPOCH 0
+#define MCA_PART_UCX_DEV_RTR   1
+#define MCA_PART_UCX_DEV_ERROR 2
+
+/* Device request handles -> their requests, for MPIX_Prequest_free
+ * (under the module lock). */
+static opal_hash_table_t mca_part_ucx_dev_handles;
+static bool mca_part_ucx_dev_handles_ready = false;
 
 /* The info key's value among `names` (value i for names[i]) into *out;
  * left as it is where the key is absent. */
@@ -166,11 +181,43 @@ static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, 
             return 0;
         }
     }
+    /* a group's calls an epoch fit in the 32 bits its counter keeps them in */
     while (s < 30 && ((size_t) 2 << s) <= req->parts &&
-           ((size_t) 2 << s) * req->part_bytes <= bytes) {
+           ((size_t) 2 << s) * req->part_bytes <= bytes &&
+           ((uint64_t) req->pready_threads << (s + 1)) < ((uint64_t) 1 << 31)) {
         ++s;
     }
     return s;
+}
+
+/* The epoch a group's mark names (without MPIX_PREQUEST_MARK_HOST). */
+static inline uint64_t mca_part_ucx_dev_mark_epoch(uint64_t mark)
+{
+    return mark & ~MPIX_PREQUEST_MARK_HOST;
+}
+
+/* Kernels take the epoch from a GPU copy that they refresh from the host
+ * word only where their group completed the copy's epoch already
+ * (mpix_part_device.h). A group the host readied instead (MPI_Pready,
+ * without transport groups) did not complete it on the GPU, so its next
+ * call would take a stale copy for the current epoch: after such an epoch
+ * the host writes the copy itself (one small copy, on a non-blocking
+ * stream; epochs readied by kernels alone cost nothing). */
+static void mca_part_ucx_dev_push_epoch(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
+{
+    const volatile uint64_t *ready = d->ready_block.addr;
+    size_t step = (size_t) 1 << d->host.group_shift, p;
+    uint64_t epoch = req->epoch;
+
+    if (0 == d->host.pready_parts || req->epoch < 2) {
+        return; /* no MPIX_Pready here: a receive, or a bcast's non-root */
+    }
+    for (p = 0; p < req->parts && mca_part_ucx_dev_mark_epoch(ready[p]) >= epoch - 1; p += step) {
+    }
+    if (p < req->parts &&
+        OPAL_SUCCESS != mca_part_ucx_device_copy_in(&d->dptr->epoch_seen, &epoch, sizeof(epoch))) {
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+    }
 }
 
 void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
@@ -180,6 +227,7 @@ void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
     d->pending = req->parts;
     d->low = 0;
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
+    mca_part_ucx_dev_push_epoch(req, d);
 }
 
 static void mca_part_ucx_dev_rtr_words(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
@@ -187,8 +235,8 @@ static void mca_part_ucx_dev_rtr_words(mca_part_ucx_request_t *req, struct mca_p
     volatile uint64_t *words = d->epoch_block.addr;
     uint64_t rtr = *(volatile uint64_t *) req->rtr_block.addr;
 
-    if (words[1] != rtr) {
-        words[1] = rtr; /* kernels waiting in MPIX_Pready may store now */
+    if (words[MCA_PART_UCX_DEV_RTR] != rtr) {
+        words[MCA_PART_UCX_DEV_RTR] = rtr; /* kernels of this epoch may store now */
     }
 }
 
@@ -201,7 +249,8 @@ bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p)
 {
     size_t first = (p >> req->dev->host.group_shift) << req->dev->host.group_shift;
 
-    return ((const volatile uint64_t *) req->dev->ready_block.addr)[first] >= req->epoch;
+    return mca_part_ucx_dev_mark_epoch(
+               ((const volatile uint64_t *) req->dev->ready_block.addr)[first]) >= req->epoch;
 }
 
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
@@ -222,14 +271,16 @@ bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req)
 /* Called from the send progress with the module lock held. Kernels mark
  * a transport group with one word, at its first partition: a group not
  * marked yet is skipped whole, a marked one is claimed whole. Partitions a
- * kernel copied need only their arrivals, sent for up to 64 at a time. */
+ * kernel copied need only their arrivals, sent for up to 64 at a time;
+ * those a kernel copy left to the host (MPIX_PREQUEST_MARK_HOST: the
+ * receiver's ready-to-receive was not visible to it) go as MPI_Pready's. */
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
     const volatile uint64_t *ready = d->ready_block.addr;
-    uint64_t queued = PART_UCX_QUEUED(req->epoch), bits = 0;
+    uint64_t queued = PART_UCX_QUEUED(req->epoch), bits = 0, mark;
     unsigned shift = d->host.group_shift;
-    bool copied = NULL != d->copied && req->am;
+    bool copied = NULL != d->copied && req->am, host;
     int64_t claimed = 0;
     size_t p, base = 0;
 
@@ -247,16 +298,18 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
             d->low += (p == d->low);
             continue;
         }
-        if (ready[(p >> shift) << shift] < req->epoch) {
+        mark = ready[(p >> shift) << shift];
+        if (mca_part_ucx_dev_mark_epoch(mark) < req->epoch) {
             p = (((p >> shift) + 1) << shift) - 1;
             continue;
         }
         opal_atomic_rmb(); /* the kernel's data before its mark */
         d->low += (p == d->low);
-        if (NULL != d->copied) {
+        host = 0 != (mark & MPIX_PREQUEST_MARK_HOST);
+        if (NULL != d->copied && !host) {
             d->copied[p] = req->epoch; /* only the arrival is left to send */
         }
-        if (copied) { /* the kernel stored it after the receiver's ready */
+        if (copied && !host) { /* the kernel stored it after the receiver's ready */
             if (p - base >= 64) {
                 mca_part_ucx_send_copied(req, base, bits);
                 base = p;
@@ -277,10 +330,82 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
     }
 }
 
-void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
+/* A kernel reported misuse of the device request (mpix_part_device.h):
+ * the first time, a help message, and the request's error becomes
+ * MPI_ERR_ARG (reported at its completion, and at every later one: the
+ * counters of a misused send are not to be trusted). Called from progress. */
+bool mca_part_ucx_dev_failed(mca_part_ucx_request_t *req)
+{
+    struct mca_part_ucx_dev_t *d = req->dev;
+    uint64_t bits;
+
+    if (d->failed) {
+        return true;
+    }
+    bits = ((const volatile uint64_t *) d->epoch_block.addr)[MCA_PART_UCX_DEV_ERROR];
+    if (0 == bits) {
+        return false;
+    }
+    d->failed = true;
+    opal_show_help("help-part-ucx.txt", "device misuse", true,
+                   (MCA_PART_UCX_RECV == req->kind) ? "receive from" : "send to", req->peer,
+                   req->tag,
+                   (bits & MPIX_PREQUEST_ERR_PARTITION)
+                       ? "  - a partition out of range, or a handle of the wrong kind\n" : "",
+                   (bits & MPIX_PREQUEST_ERR_THRESHOLD)
+                       ? "  - more MPIX_Pready calls for a partition in an epoch than the "
+                         "threshold\n" : "",
+                   (unsigned) d->host.threshold);
+    if (MPI_SUCCESS == req->error) {
+        req->error = MPI_ERR_ARG;
+    }
+    return true;
+}
+
+/* A send whose kernels misused it: it completes once everything it issued
+ * has (partitions still queued wait for the receiver, which takes them),
+ * and fails from then on. */
+bool mca_part_ucx_dev_send_drained(mca_part_ucx_request_t *req)
+{
+    uint64_t issued = PART_UCX_ISSUED(req->epoch);
+    int64_t ops = 0;
+    size_t p;
+
+    if (req->queued > 0) {
+        return false;
+    }
+    for (p = 0; p < req->parts; ++p) {
+        ops += (req->part_state[p] == issued) ? 2 : 0;
+    }
+    if (req->ops_done != ops) {
+        return false;
+    }
+    mca_part_ucx_request_fail(req, MPI_ERR_ARG);
+    return true;
+}
+
+/* The device request out of the handle table and off its request: from
+ * here on no one else finds it (MPIX_Prequest_free of two threads, or with
+ * MPI_Request_free). */
+static struct mca_part_ucx_dev_t *mca_part_ucx_dev_detach(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    struct mca_part_ucx_dev_t *d = req->dev;
+    struct mca_part_ucx_dev_t *d;
+
+    OPAL_THREAD_LOCK(&m->lock);
+    d = req->dev;
+    req->dev = NULL;
+    if (NULL != d && NULL != d->handle && mca_part_ucx_dev_handles_ready) {
+        (void) opal_hash_table_remove_value_uint64(&mca_part_ucx_dev_handles,
+                                                   (uint64_t) (uintptr_t) d->handle);
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    return d;
+}
+
+static void mca_part_ucx_dev_destroy(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
 
     if (NULL == d) {
         return;
@@ -294,7 +419,6 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
     OPAL_THREAD_UNLOCK(&m->lock);
     free(d->copied);
     free(d);
-    req->dev = NULL;
     if (MCA_PART_UCX_COLL == req->kind) {
         mca_part_ucx_coll_dev_attach(req, NULL);
         OPAL_THREAD_LOCK(&m->lock);
@@ -303,15 +427,32 @@ void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
     }
 }
 
+void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_dev_destroy(req, mca_part_ucx_dev_detach(req));
+}
+
+void mca_part_ucx_dev_fini(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+
+    OPAL_THREAD_LOCK(&m->lock);
+    if (mca_part_ucx_dev_handles_ready) {
+        OBJ_DESTRUCT(&mca_part_ucx_dev_handles);
+        mca_part_ucx_dev_handles_ready = false;
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    mca_part_ucx_device_fini();
+}
+
 /* One device allocation, filled by one copy: the request, then (send)
- * its counters of this epoch's calls (none yet) and of the epochs each
- * transport group completed (those before this one); sized for one group
- * per partition. */
+ * its counters, one a group (sized for one group per partition): the
+ * epoch before this one completed, no calls yet (mpix_part_device.h). */
 static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t epoch)
 {
     size_t head = (sizeof(d->host) + 63) & ~(size_t) 63, p;
-    size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? 2 * parts * sizeof(unsigned long long) : 0;
-    unsigned long long *completed;
+    size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? parts * sizeof(unsigned long long) : 0;
+    unsigned long long *counters;
     char *image, *dmem = NULL;
     int rc;
 
@@ -330,10 +471,9 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
     if (OPAL_SUCCESS == rc) {
         if (cbytes > 0) {
             d->host.counters = (unsigned long long *) (dmem + head);
-            d->host.completed = d->host.counters + parts;
-            completed = (unsigned long long *) (image + head) + parts;
+            counters = (unsigned long long *) (image + head);
             for (p = 0; p < parts; ++p) {
-                completed[p] = (unsigned long long) (epoch - 1);
+                counters[p] = (unsigned long long) (uint32_t) (epoch - 1) << 32;
             }
         }
         memcpy(image, &d->host, sizeof(d->host));
@@ -419,9 +559,14 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.aggregate = (MCA_PART_UCX_PREADY_AGGREGATE_BLOCK == req->pready_aggregate)
                             ? MPIX_PREQUEST_AGGREGATE_BLOCK : MPIX_PREQUEST_AGGREGATE_WARP;
     d->host.total_bytes = coll ? req->parts : req->total_bytes; /* one word per partition */
+    /* what each call takes: one compare checks the partition and the kind */
+    d->host.pready_parts = (send && (!coll || req->coll->user_pready)) ? (uint32_t) req->parts
+                                                                        : 0;
+    d->host.parrived_parts = (!send || coll) ? (uint32_t) req->parts : 0;
+    d->host.epoch_seen = req->epoch;
 
     OPAL_THREAD_LOCK(&m->lock);
-    rc = mca_part_ucx_block_alloc_mapped(2 * sizeof(uint64_t), &d->epoch_block);
+    rc = mca_part_ucx_block_alloc_mapped(3 * sizeof(uint64_t), &d->epoch_block);
     if (OMPI_SUCCESS == rc && send) {
         rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t), &d->ready_block);
     }
@@ -433,11 +578,20 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     }
     OPAL_THREAD_UNLOCK(&m->lock);
     d->host.ready = d->ready_block.addr;
-    d->host.arrived = coll ? req->coll_done_block.addr
-                    : req->proc_null ? NULL : req->flags_block.addr;
+    d->host.arrived = coll ? req->coll_done_block.addr : req->flags_block.addr;
     d->host.epoch = d->epoch_block.addr;
-    d->host.rtr = (const uint64_t *) d->epoch_block.addr + 1;
-    *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
+    d->host.rtr = (const uint64_t *) d->epoch_block.addr + MCA_PART_UCX_DEV_RTR;
+    d->host.error = (volatile uint32_t *) ((uint64_t *) d->epoch_block.addr +
+                                           MCA_PART_UCX_DEV_ERROR);
+    if (!send && req->proc_null) {
+        /* nothing arrives: every partition reads the epoch word itself */
+        d->host.arrived = d->epoch_block.addr;
+        d->host.remote_parts = 1;
+        d->host.total_bytes = 0;
+    }
+    if (OMPI_SUCCESS == rc) {
+        *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
+    }
     t[2] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS == rc && send && !coll) {
         rc = mca_part_ucx_dev_kernel_copy(req, d);
@@ -465,6 +619,21 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
                                       ? MPIX_PREQUEST_TAG_BLOCK : 0) |
                                  ((MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism)
                                       ? MPIX_PREQUEST_TAG_KERNEL_COPY : 0));
+    OPAL_THREAD_LOCK(&m->lock);
+    if (!mca_part_ucx_dev_handles_ready) {
+        OBJ_CONSTRUCT(&mca_part_ucx_dev_handles, opal_hash_table_t);
+        rc = opal_hash_table_init(&mca_part_ucx_dev_handles, 64);
+        mca_part_ucx_dev_handles_ready = (OPAL_SUCCESS == rc);
+    }
+    if (OPAL_SUCCESS == rc) {
+        rc = opal_hash_table_set_value_uint64(&mca_part_ucx_dev_handles,
+                                              (uint64_t) (uintptr_t) d->handle, req);
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    if (OPAL_SUCCESS != rc) {
+        mca_part_ucx_dev_release(req);
+        return MPI_ERR_NO_MEM;
+    }
     *preq = d->handle;
     PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition "
                      "(one update per %s), %u partitions a group, %s", (void *) d->dptr,
@@ -509,24 +678,35 @@ OMPI_DECLSPEC int MPIX_Prequest_free(MPIX_Prequest *preq)
 {
     static const char FUNC_NAME[] = "MPIX_Prequest_free";
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    mca_part_ucx_request_t *req = NULL, *r;
-    int i, n;
+    ompi_communicator_t *comm = &ompi_mpi_comm_world.comm;
+    mca_part_ucx_request_t *req = NULL;
+    struct mca_part_ucx_dev_t *d = NULL;
+    void *value = NULL;
+    int rc = MPI_ERR_ARG;
 
     if (NULL != preq && NULL != *preq) {
         OPAL_THREAD_LOCK(&m->lock);
-        n = opal_pointer_array_get_size(&m->requests);
-        for (i = 0; i < n && NULL == req; ++i) {
-            r = opal_pointer_array_get_item(&m->requests, i);
-            if (NULL != r && NULL != r->dev && r->dev->handle == *preq) {
-                req = r;
+        if (mca_part_ucx_dev_handles_ready &&
+            OPAL_SUCCESS == opal_hash_table_get_value_uint64(&mca_part_ucx_dev_handles,
+                                                             (uint64_t) (uintptr_t) *preq,
+                                                             &value)) {
+            req = value;
+            comm = req->comm;
+            /* In an active epoch kernels may still mark partitions (never
+             * to be sent) and write its memory. */
+            if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
+                rc = MPI_ERR_REQUEST;
+            } else {
+                d = mca_part_ucx_dev_detach(req); /* the lock is recursive */
+                rc = MPI_SUCCESS;
             }
         }
         OPAL_THREAD_UNLOCK(&m->lock);
     }
-    if (NULL == req) {
-        return OMPI_ERRHANDLER_INVOKE(&ompi_mpi_comm_world.comm, MPI_ERR_ARG, FUNC_NAME);
+    if (MPI_SUCCESS != rc) {
+        return OMPI_ERRHANDLER_INVOKE(comm, rc, FUNC_NAME);
     }
-    mca_part_ucx_dev_release(req);
+    mca_part_ucx_dev_destroy(req, d);
     *preq = NULL;
     return MPI_SUCCESS;
 }

@@ -17,6 +17,7 @@
 #include "part_ucx.h"
 #include "part_ucx_request.h"
 #include "part_ucx_coll.h"
+#include "part_ucx_device_plugin.h"
 
 static opal_atomic_int32_t mca_part_ucx_parrived_busy;
 static opal_thread_local unsigned mca_part_ucx_parrived_misses;
@@ -511,6 +512,9 @@ bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
     if (req->scan < req->remote_parts) {
         return false;
     }
+    if (NULL != req->dev) {
+        (void) mca_part_ucx_dev_failed(req); /* kernels' misuse: completes with MPI_ERR_ARG */
+    }
     opal_atomic_rmb();
     for (p = 0; NULL != req->pack_buf && p < req->parts; ++p) {
         if (!mca_part_ucx_unpack(req, p)) {
@@ -813,6 +817,9 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
         if (req->device && mca_part_ucx_component.device_arrivals) {
             /* where a sender's kernels will set our flags (kernel copy) */
             mca_part_ucx_mem_device_warm();
+        }
+        if (req->device) {
+            mca_part_ucx_device_copy_in_warm(); /* eager GPU data is copied in a callback */
         }
         mca_part_ucx_match_posted(req);
         OPAL_THREAD_UNLOCK(&m->lock);

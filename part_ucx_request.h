@@ -158,11 +158,14 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests);
 int mca_part_ucx_pbuf_prepare(ompi_request_t *request);
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
 /* Send: this epoch's partitions may go (the receiver started it, or the
- * previous one where it holds early partitions). */
+ * previous one where it holds early partitions: not where this process
+ * copies into the receiver's exposed GPU buffer itself, which nothing
+ * holds). */
 static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_request_t *req)
 {
     return MCA_PART_UCX_SETUP_DONE == req->setup &&
-           *(volatile uint64_t *) req->rtr_block.addr + (req->ahead ? 1 : 0) >= req->epoch;
+           *(volatile uint64_t *) req->rtr_block.addr +
+                   ((req->ahead && NULL == req->hcopy_dst) ? 1 : 0) >= req->epoch;
 }
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
 void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);
@@ -192,6 +195,13 @@ int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info);
 void mca_part_ucx_dev_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_release(mca_part_ucx_request_t *req);
+/* At finalize: what device requests and the device plugin keep. */
+void mca_part_ucx_dev_fini(void);
+/* Whether a kernel reported misuse of the request's device request; the
+ * request's error is then MPI_ERR_ARG. */
+bool mca_part_ucx_dev_failed(mca_part_ucx_request_t *req);
+/* A send with misuse reported: whether it may complete (it then fails). */
+bool mca_part_ucx_dev_send_drained(mca_part_ucx_request_t *req);
 /* Whether a kernel stored partition p of this epoch at the receiver. */
 void mca_part_ucx_poll_progress(void);
 int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t max_part,

@@ -677,6 +677,9 @@ bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
     if (req->queued > 0 && mca_part_ucx_receiver_ready(req)) {
         mca_part_ucx_issue(req, 0, req->parts - 1);
     }
+    if (NULL != req->dev && mca_part_ucx_dev_failed(req)) {
+        return mca_part_ucx_dev_send_drained(req); /* partitions may never come */
+    }
     return req->ops_done == PART_UCX_SEND_OPS(req);
 }
 
