@@ -579,6 +579,9 @@ bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
     if (OMPI_SUCCESS != rc) {
         req->error = (rc < 0) ? MPI_ERR_INTERN : rc;
     }
+    if (NULL != req->dev) {
+        (void) mca_part_ucx_dev_failed(req); /* kernels' misuse: MPI_ERR_ARG */
+    }
     if (c->done < c->parts && MPI_SUCCESS == req->error) {
         opal_mutex_unlock(&c->lock);
         return false;

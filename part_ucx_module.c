@@ -167,6 +167,7 @@ int mca_part_ucx_module_fini(void)
     }
 
     mca_part_ucx_ctrl_fini();
+    mca_part_ucx_dev_fini(); /* takes the module lock */
     if (NULL != m->context) {
         mca_part_ucx_mem_fini();
     }
