@@ -7,9 +7,10 @@
  * counts, and a non-root reduce whose ignored receive buffer is
  * MPI_IN_PLACE or NULL.
  *   -m CASE  one case (default: all): parts op userop count root kind type
- *            alg local inplace reduce legal group zero
+ *            alg local inplace reduce legal group zero overflow
  *   -e EPOCHS of the collectives that must work */
 #include "../tutil.h"
+#include <limits.h>
 #include <mpix_part.h>
 
 enum { C_ALLREDUCE, C_REDUCE, C_BCAST, C_ALLGATHER, C_ALLTOALL, C_N };
@@ -328,6 +329,29 @@ int main(int argc, char **argv)
             expect_error("0 partitions on the last rank only", rc, MPI_ERR_ARG, 1, &req);
         }
         after("zero");
+    }
+    if (want(only, "overflow")) {
+        /* sizes past PTRDIFF_MAX bytes: partitions x count x type, and
+         * allgather's and alltoall's n blocks (each block alone fits) */
+        for (int k = 0; k < C_N; ++k) {
+            int rc = init(k, sbuf, rbuf, INT_MAX, INT_MAX, MPI_INT, MPI_SUM, 0, MPI_INFO_NULL,
+                          &req);
+            snprintf(what, sizeof(what), "%s: INT_MAX partitions of INT_MAX ints", kind_name[k]);
+            expect_error(what, rc, MPI_ERR_COUNT, 1, &req);
+        }
+        if (size > 1) {
+            MPI_Datatype big; /* 4 MiB */
+            MPI_Type_contiguous(1 << 20, MPI_INT, &big);
+            MPI_Type_commit(&big);
+            for (int k = C_ALLGATHER; k < C_N; ++k) {
+                int rc = init(k, sbuf, rbuf, 1 << 20, 1 << 20, big, MPI_SUM, 0, MPI_INFO_NULL,
+                              &req);
+                snprintf(what, sizeof(what), "%s: n blocks of 2^62 bytes", kind_name[k]);
+                expect_error(what, rc, MPI_ERR_COUNT, 1, &req);
+            }
+            MPI_Type_free(&big);
+        }
+        after("overflow");
     }
     free(sbuf);
     free(rbuf);
