@@ -174,7 +174,8 @@ enum {
  * class reported; a difference between valid arguments is MPI_ERR_ARG on
  * every rank, whichever argument differs (MPI_ERR_OP or MPI_ERR_ROOT would
  * say that this rank's op or root is invalid, which it is not), with a help
- * message from the lowest rank. The type signature is compared by bytes,
+ * message from the lowest rank (the first mismatch of the process; each
+ * one at part_ucx_verbose 1). The type signature is compared by bytes,
  * basic elements and the set of basic types of a partition: the same
  * signature in other datatypes is legal (bcast, allgather, alltoall: MPI_INT
  * x 4 and a contiguous type of two MPI_INTs x 2 both work), permutations of
@@ -187,8 +188,10 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
         NULL, "collective", "root", "operation", "partitions", "bytes per partition",
         "basic elements per partition", "basic types", "count", "allreduce algorithm",
         NULL, NULL};
+    static opal_atomic_int32_t told = 0;
     uint64_t v[2 * MCA_PART_UCX_SIG_N], lo, hi;
     char differ[256] = "";
+    int32_t no = 0;
     int i, rc;
 
     sig[MCA_PART_UCX_SIG_ERROR] = (uint64_t) local_rc;
@@ -221,7 +224,9 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
     if ('\0' != differ[0]) {
         PART_UCX_VERBOSE(1, "partitioned collective: arguments differ across ranks: %s",
                          differ);
-        if (0 == ompi_comm_rank(comm)) {
+        if (0 == ompi_comm_rank(comm) && opal_atomic_compare_exchange_strong_32(&told, &no, 1)) {
+            /* once a process: opal_show_help's parser of help files is not
+             * reentrant (two threads' mismatches at once crashed it) */
             opal_show_help("help-part-ucx.txt", "coll mismatch", true, differ,
                            ompi_comm_print_cid(comm));
         }

@@ -7,16 +7,23 @@
  * counts, and a non-root reduce whose ignored receive buffer is
  * MPI_IN_PLACE or NULL.
  *   -m CASE  one case (default: all): parts op userop count root kind type
- *            alg local inplace reduce legal group zero overflow
- *   -e EPOCHS of the collectives that must work */
+ *            alg local inplace reduce legal group zero overflow threads
+ *   -e EPOCHS of the collectives that must work
+ * threads (MPI_THREAD_MULTIPLE): threads that initialize collectives at
+ * the same time, each on its own communicator (the init's agreement is a
+ * collective on it), mismatched ones too. */
 #include "../tutil.h"
 #include <limits.h>
 #include <mpix_part.h>
+#include <pthread.h>
 
 enum { C_ALLREDUCE, C_REDUCE, C_BCAST, C_ALLGATHER, C_ALLTOALL, C_N };
 static const char *const kind_name[C_N] = {"allreduce", "reduce", "bcast", "allgather",
                                             "alltoall"};
 static int rank, size, epochs = 4;
+/* the communicator of this thread's collectives (threads: its own) */
+static __thread MPI_Comm tcomm;
+#define COMM (tcomm ? tcomm : MPI_COMM_WORLD)
 
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
@@ -37,16 +44,16 @@ static int init(int kind, const void *sbuf, void *rbuf, int parts, int count, MP
 {
     switch (kind) {
     case C_ALLREDUCE:
-        return MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, op, MPI_COMM_WORLD, info, req);
+        return MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, op, COMM, info, req);
     case C_REDUCE:
-        return MPIX_Preduce_init(sbuf, rbuf, parts, count, type, op, root, MPI_COMM_WORLD, info,
+        return MPIX_Preduce_init(sbuf, rbuf, parts, count, type, op, root, COMM, info,
                                  req);
     case C_BCAST:
-        return MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, info, req);
+        return MPIX_Pbcast_init(rbuf, parts, count, type, root, COMM, info, req);
     case C_ALLGATHER:
-        return MPIX_Pallgather_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, info, req);
+        return MPIX_Pallgather_init(sbuf, rbuf, parts, count, type, COMM, info, req);
     default:
-        return MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, info, req);
+        return MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, COMM, info, req);
     }
 }
 
@@ -58,8 +65,8 @@ static void expect_error(const char *what, int rc, int want, int same, MPI_Reque
     T_CHECK(MPI_SUCCESS != c, "%s: the init succeeded", what);
     T_CHECK(0 == want || want == c, "%s: class %d, not %d", what, c, want);
     if (MPI_SUCCESS == c) MPI_Request_free(req);
-    MPI_Allreduce(&c, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&c, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&c, &lo, 1, MPI_INT, MPI_MIN, COMM);
+    MPI_Allreduce(&c, &hi, 1, MPI_INT, MPI_MAX, COMM);
     T_CHECK(!same || lo == hi, "%s: ranks got classes %d to %d", what, lo, hi);
 }
 
@@ -93,21 +100,21 @@ static void run(const char *what, int kind, int parts, int count, MPI_Datatype t
         else memcpy(sbuf, mine, sn * sizeof(int));
         switch (kind) {
         case C_ALLREDUCE:
-            MPI_Allreduce(mine, ref, (int) n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(mine, ref, (int) n, MPI_INT, MPI_SUM, COMM);
             break;
         case C_REDUCE:
-            MPI_Reduce(mine, ref, (int) n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+            MPI_Reduce(mine, ref, (int) n, MPI_INT, MPI_SUM, root, COMM);
             break;
         case C_BCAST:
             memcpy(ref, mine, n * sizeof(int));
-            MPI_Bcast(ref, (int) n, MPI_INT, root, MPI_COMM_WORLD);
+            MPI_Bcast(ref, (int) n, MPI_INT, root, COMM);
             if (rank != root) memset(rbuf, 0x5a, n * sizeof(int));
             break;
         case C_ALLGATHER:
-            MPI_Allgather(mine, (int) n, MPI_INT, ref, (int) n, MPI_INT, MPI_COMM_WORLD);
+            MPI_Allgather(mine, (int) n, MPI_INT, ref, (int) n, MPI_INT, COMM);
             break;
         default:
-            MPI_Alltoall(mine, (int) n, MPI_INT, ref, (int) n, MPI_INT, MPI_COMM_WORLD);
+            MPI_Alltoall(mine, (int) n, MPI_INT, ref, (int) n, MPI_INT, COMM);
         }
         T_MPI(MPI_Start(&req));
         if (parts > 0 && (C_BCAST != kind || rank == root)) {
@@ -145,6 +152,28 @@ static void after(const char *what)
 
 static int want(const char *m, const char *c) { return NULL == m || !strcmp(m, c); }
 
+static MPI_Comm thread_comm[2];
+
+static void *thread_main(void *arg)
+{
+    static int sbuf[64], rbuf[64];
+    MPI_Request req;
+    char what[64];
+    int k = (int) (long) arg;
+
+    tcomm = thread_comm[k];
+    for (int i = 0; i < 20; ++i) {
+        snprintf(what, sizeof(what), "thread %d: round %d", k, i);
+        run(what, i % C_N, 2, 3, MPI_INT, 1, MPI_SUM, i % size, MPI_INFO_NULL, 0, NULL);
+        if (size > 1) { /* another count on rank 0; buffers of this thread */
+            int rc = init(C_ALLREDUCE, sbuf + 32 * k, rbuf + 32 * k, 2, 0 == rank ? 4 : 3,
+                          MPI_INT, MPI_SUM, 0, MPI_INFO_NULL, &req);
+            expect_error(what, rc, MPI_ERR_ARG, 1, &req);
+        }
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     const char *only = NULL;
@@ -156,7 +185,8 @@ int main(int argc, char **argv)
         default: return 2;
         }
     }
-    MPI_Init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -352,6 +382,15 @@ int main(int argc, char **argv)
             MPI_Type_free(&big);
         }
         after("overflow");
+    }
+    if (want(only, "threads") && MPI_THREAD_MULTIPLE == provided) {
+        pthread_t tid[2];
+        for (long k = 0; k < 2; ++k) {
+            MPI_Comm_dup(MPI_COMM_WORLD, &thread_comm[k]); /* MPI_ERRORS_RETURN too */
+        }
+        for (long k = 0; k < 2; ++k) pthread_create(&tid[k], NULL, thread_main, (void *) k);
+        for (int k = 0; k < 2; ++k) pthread_join(tid[k], NULL);
+        for (int k = 0; k < 2; ++k) MPI_Comm_free(&thread_comm[k]);
     }
     free(sbuf);
     free(rbuf);
