@@ -117,6 +117,7 @@ static void run(const char *what, int kind, int parts, int count, MPI_Datatype t
             MPI_Alltoall(mine, (int) n, MPI_INT, ref, (int) n, MPI_INT, COMM);
         }
         T_MPI(MPI_Start(&req));
+        if (0 == e % 2) T_MPI(MPIX_Pbuf_prepare(&req)); /* every channel set up (or none) */
         if (parts > 0 && (C_BCAST != kind || rank == root)) {
             T_MPI(MPI_Pready_range(0, parts - 1, req));
         }
