@@ -26,15 +26,40 @@
 
 opal_thread_local bool mca_part_ucx_internal_init = false;
 
+/* Room for one more entry in a growing schedule array. */
+static int mca_part_ucx_coll_grow(void **array, int *max, int used, size_t size)
+{
+    void *p;
+    int n;
+
+    if (used < *max) {
+        return OMPI_SUCCESS;
+    }
+    if (*max > INT_MAX / 2) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    n = (0 == *max) ? 8 : 2 * *max;
+    p = realloc(*array, (size_t) n * size);
+    if (NULL == p) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *array = p;
+    *max = n;
+    return OMPI_SUCCESS;
+}
+
 int mca_part_ucx_coll_chan(mca_part_ucx_coll_t *c, bool send, int peer, size_t off, size_t len,
                            bool reduce)
 {
     mca_part_ucx_chan_t *ch;
+    int rc = mca_part_ucx_coll_grow((void **) &c->chans, &c->max_chans, c->nchans,
+                                    sizeof(*c->chans));
 
-    if (c->nchans == c->max_chans) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    if (OMPI_SUCCESS != rc) {
+        return rc;
     }
     ch = &c->chans[c->nchans];
+    memset(ch, 0, sizeof(*ch));
     ch->send = send;
     ch->reduce = reduce;
     ch->peer = peer;
@@ -43,34 +68,88 @@ int mca_part_ucx_coll_chan(mca_part_ucx_coll_t *c, bool send, int peer, size_t o
     return c->nchans++;
 }
 
+static int mca_part_ucx_cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *) a, y = *(const size_t *) b;
+
+    return (x > y) - (x < y);
+}
+
+/* Index of the first of the n sorted values that is >= v. */
+static size_t mca_part_ucx_lower_bound(const size_t *sorted, size_t n, size_t v)
+{
+    size_t lo = 0, hi = n, mid;
+
+    while (lo < hi) {
+        mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < v) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 /* A send that covers whole partitions goes zero-copy from the result
  * buffer, possibly after MPI_Pready returned (it waits for the receiver);
- * if a step at or after its own writes that buffer, it must be copied out
- * when the partition enters its step. Chunk sends are packed then anyway. */
-static bool mca_part_ucx_needs_stage(const mca_part_ucx_coll_t *c, int chan)
+ * if a receive of its step or a later one writes that range, it must be
+ * copied out when the partition enters its step (ch->staged). Chunk sends
+ * are packed then anyway. The steps are swept from the last: the receives
+ * seen so far are kept by start offset in a prefix-maximum (Fenwick) tree
+ * of their ends, so a send overlaps one of them when the largest end among
+ * those starting before the send's end lies past its start. O((channels)
+ * log(channels)), where comparing every send with every later receive cost
+ * O(n^2) for the ring of an allgather. */
+static int mca_part_ucx_mark_staged(mca_part_ucx_coll_t *c)
 {
-    const mca_part_ucx_chan_t *ch = &c->chans[chan], *in;
-    int s, i, from = c->nsteps;
+    size_t *starts, *tree, n = 0, k, i, best;
+    mca_part_ucx_chan_t *ch;
+    int s, j;
 
-    if (ch->from_send || ch->len != c->count) {
-        return false; /* user send buffer, or packed chunk */
+    if (0 == c->nins) {
+        return OMPI_SUCCESS;
     }
-    for (s = 0; s < c->nsteps && from == c->nsteps; ++s) {
-        for (i = 0; i < c->steps[s].nout; ++i) {
-            if (c->steps[s].out[i] == chan) {
-                from = s;
-            }
+    starts = malloc((size_t) c->nins * sizeof(*starts));
+    tree = calloc((size_t) c->nins + 1, sizeof(*tree));
+    if (NULL == starts || NULL == tree) {
+        free(starts);
+        free(tree);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (j = 0; j < c->nins; ++j) {
+        starts[j] = c->chans[c->ins[j]].off;
+    }
+    qsort(starts, (size_t) c->nins, sizeof(*starts), mca_part_ucx_cmp_size);
+    for (k = 0; k < (size_t) c->nins; ++k) {
+        if (0 == n || starts[n - 1] != starts[k]) {
+            starts[n++] = starts[k];
         }
     }
-    for (s = from; s < c->nsteps; ++s) {
-        for (i = 0; i < c->steps[s].nin; ++i) {
-            in = &c->chans[c->steps[s].in[i]];
-            if (in->off < ch->off + ch->len && ch->off < in->off + in->len) {
-                return true;
+    for (s = c->nsteps - 1; s >= 0; --s) {
+        const mca_part_ucx_step_t *st = &c->steps[s];
+
+        for (j = 0; j < st->nin; ++j) {
+            ch = &c->chans[c->ins[st->in0 + j]];
+            for (i = mca_part_ucx_lower_bound(starts, n, ch->off) + 1; i <= n; i += i & -i) {
+                tree[i] = (tree[i] > ch->off + ch->len) ? tree[i] : ch->off + ch->len;
             }
         }
+        for (j = 0; j < st->nout; ++j) {
+            ch = &c->chans[c->outs[st->out0 + j]];
+            if (ch->from_send || ch->len != c->count) {
+                continue; /* user send buffer, or packed chunk */
+            }
+            best = 0; /* the largest end of a receive starting before ch's end */
+            for (i = mca_part_ucx_lower_bound(starts, n, ch->off + ch->len); i > 0; i -= i & -i) {
+                best = (best > tree[i]) ? best : tree[i];
+            }
+            ch->staged = best > ch->off;
+        }
     }
-    return false;
+    free(starts);
+    free(tree);
+    return OMPI_SUCCESS;
 }
 
 /* Scratch memory of a channel, on the GPU where the collective's buffers are. */
@@ -88,6 +167,9 @@ void *mca_part_ucx_coll_alloc(mca_part_ucx_coll_t *c, size_t bytes)
 /* `bytes` as given to mca_part_ucx_coll_alloc. */
 static void mca_part_ucx_coll_free(mca_part_ucx_coll_t *c, void *ptr, size_t bytes)
 {
+    if (NULL == ptr) {
+        return;
+    }
     if (c->device) {
         mca_part_ucx_devmem_free(ptr, bytes + 1, c->dev_id);
     } else {
@@ -157,11 +239,14 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
     size_t bytes = 0;
     int i, rc;
 
+    rc = mca_part_ucx_mark_staged(c);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
     for (i = 0; i < c->nchans; ++i) {
         ch = &c->chans[i];
         /* GPU memory is moved contiguously: chunks go through tmp. */
-        ch->staged = ch->send && (mca_part_ucx_needs_stage(c, i) ||
-                                  (c->device && ch->len != c->count));
+        ch->staged = ch->send && (ch->staged || (c->device && ch->len != c->count));
         ch->bounce = !ch->send && !ch->reduce && c->device && ch->len != c->count;
         bytes += mca_part_ucx_chan_tmp_bytes(c, ch);
     }
@@ -190,10 +275,8 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
     return OMPI_SUCCESS;
 }
 
-int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c, bool reduction)
+int mca_part_ucx_coll_device_check(mca_part_ucx_coll_t *c, bool reduction)
 {
-    size_t p;
-
     c->gpu = mca_part_ucx_device();
     if (NULL == c->gpu) {
         return MPI_ERR_UNSUPPORTED_OPERATION;
@@ -208,7 +291,14 @@ int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c, bool reduction)
                        c->dtype->name);
         return MPI_ERR_OP;
     }
-    c->events = calloc(c->parts, sizeof(*c->events));
+    return MPI_SUCCESS;
+}
+
+int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c)
+{
+    size_t p;
+
+    c->events = calloc(c->parts + 1, sizeof(*c->events));
     if (NULL == c->events) {
         return MPI_ERR_NO_MEM;
     }
@@ -225,31 +315,53 @@ int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c, bool reduction)
 
 int mca_part_ucx_coll_step(mca_part_ucx_coll_t *c)
 {
-    if (c->nsteps == c->max_steps) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    int rc = mca_part_ucx_coll_grow((void **) &c->steps, &c->max_steps, c->nsteps,
+                                    sizeof(*c->steps));
+
+    if (OMPI_SUCCESS != rc) {
+        return rc;
     }
-    memset(&c->steps[c->nsteps], 0, sizeof(c->steps[0]));
+    c->steps[c->nsteps].out0 = c->nouts;
+    c->steps[c->nsteps].nout = 0;
+    c->steps[c->nsteps].in0 = c->nins;
+    c->steps[c->nsteps].nin = 0;
     return c->nsteps++;
 }
 
-void mca_part_ucx_step_out(mca_part_ucx_coll_t *c, int step, int chan)
+int mca_part_ucx_step_out(mca_part_ucx_coll_t *c, int step, int chan)
 {
-    mca_part_ucx_step_t *s = &c->steps[step];
+    int rc;
 
-    if (MCA_PART_UCX_NO_CHAN != chan) {
-        assert(s->nout < MCA_PART_UCX_COLL_MAX_FAN);
-        s->out[s->nout++] = chan;
+    if (MCA_PART_UCX_NO_CHAN == chan) {
+        return OMPI_SUCCESS;
     }
+    if (step != c->nsteps - 1) {
+        return OMPI_ERR_BAD_PARAM; /* a builder's mistake: steps are filled in order */
+    }
+    rc = mca_part_ucx_coll_grow((void **) &c->outs, &c->max_outs, c->nouts, sizeof(*c->outs));
+    if (OMPI_SUCCESS == rc) {
+        c->outs[c->nouts++] = chan;
+        ++c->steps[step].nout;
+    }
+    return rc;
 }
 
-void mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan)
+int mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan)
 {
-    mca_part_ucx_step_t *s = &c->steps[step];
+    int rc;
 
-    if (MCA_PART_UCX_NO_CHAN != chan) {
-        assert(s->nin < MCA_PART_UCX_COLL_MAX_FAN);
-        s->in[s->nin++] = chan;
+    if (MCA_PART_UCX_NO_CHAN == chan) {
+        return OMPI_SUCCESS;
     }
+    if (step != c->nsteps - 1) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    rc = mca_part_ucx_coll_grow((void **) &c->ins, &c->max_ins, c->nins, sizeof(*c->ins));
+    if (OMPI_SUCCESS == rc) {
+        c->ins[c->nins++] = chan;
+        ++c->steps[step].nin;
+    }
+    return rc;
 }
 
 /* Element copy within the collective's memory (GPU: on its stream). */
@@ -271,7 +383,7 @@ static int mca_part_ucx_coll_stage(mca_part_ucx_coll_t *c, size_t p, int s, bool
     int i, rc;
 
     for (i = 0; i < st->nout; ++i) {
-        ch = &c->chans[st->out[i]];
+        ch = &c->chans[c->outs[st->out0 + i]];
         if (ch->staged) {
             /* from the send buffer (first step) or the running result */
             rc = mca_part_ucx_coll_copy(c, ch->tmp + (ptrdiff_t) (p * ch->len) * c->extent,
@@ -306,7 +418,7 @@ static int mca_part_ucx_coll_arrive(mca_part_ucx_coll_t *c, size_t p, int t, uin
     }
     st = &c->steps[t];
     for (i = 0; i < st->nout; ++i) {
-        rc = mca_part_ucx_pready(p, p, c->chans[st->out[i]].req);
+        rc = mca_part_ucx_pready(p, p, c->chans[c->outs[st->out0 + i]].req);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -365,7 +477,7 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
         st = &c->steps[s];
         for (i = 0; i < st->nin; ++i) {
             flag = 0;
-            rc = mca_part_ucx_arrived((mca_part_ucx_request_t *) c->chans[st->in[i]].req, p, p,
+            rc = mca_part_ucx_arrived((mca_part_ucx_request_t *) c->chans[c->ins[st->in0 + i]].req, p, p,
                                       &flag); /* no progress: we are inside it */
             if (OMPI_SUCCESS != rc) {
                 return rc;
@@ -376,7 +488,7 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
         }
         gpu_work = false;
         for (i = 0; i < st->nin; ++i) {
-            ch = &c->chans[st->in[i]];
+            ch = &c->chans[c->ins[st->in0 + i]];
             if ((!ch->reduce && !ch->bounce) || 0 == ch->len) {
                 continue;
             }
@@ -615,6 +727,30 @@ int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req)
     return rc;
 }
 
+/* Whether nothing the collective queued on its GPU stream can still run:
+ * after a failed epoch (a partition's error ends it while copies and
+ * reductions of other partitions are queued) the request completes
+ * without waiting for them, and its scratch memory, result buffer of a
+ * non-root reduce, stream and events must not go back to their pools
+ * before that work has run. An event recorded now completes once all of
+ * it has. False where the device reports an error instead. */
+static bool mca_part_ucx_coll_quiesce(mca_part_ucx_coll_t *c)
+{
+    int rc;
+
+    if (!c->device || NULL == c->stream || NULL == c->events || 0 == c->parts ||
+        NULL == c->events[0]) {
+        return true; /* no GPU work was ever queued */
+    }
+    if (0 != c->gpu->event_record(c->events[0], c->stream)) {
+        return false;
+    }
+    while (0 == (rc = c->gpu->event_query(c->events[0]))) {
+        /* copies and reductions only: nothing on the stream waits for us */
+    }
+    return rc > 0;
+}
+
 void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_coll_t *c = req->coll;
@@ -629,14 +765,23 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
             (void) ompi_request_free(&c->chans[i].req);
         }
     }
-    mca_part_ucx_coll_free(c, c->scratch, c->scratch_bytes);
-    for (i = 0; NULL != c->events && i < (int) c->parts; ++i) {
-        if (NULL != c->events[i]) {
-            mca_part_ucx_device_event_put(c->events[i]); /* completed: reusable */
+    if (mca_part_ucx_coll_quiesce(c)) {
+        mca_part_ucx_coll_free(c, c->scratch, c->scratch_bytes);
+        mca_part_ucx_coll_free(c, c->owned, c->owned_bytes);
+        for (i = 0; NULL != c->events && i < (int) c->parts; ++i) {
+            if (NULL != c->events[i]) {
+                mca_part_ucx_device_event_put(c->events[i]); /* completed: reusable */
+            }
         }
-    }
-    if (NULL != c->stream) {
-        mca_part_ucx_device_stream_put(c->stream); /* idle: the epochs are complete */
+        if (NULL != c->stream) {
+            mca_part_ucx_device_stream_put(c->stream); /* idle */
+        }
+    } else {
+        /* GPU work of ours may still be queued (the device failed): its
+         * memory, stream and events go back to no pool, where later work
+         * could get them while it still runs. */
+        PART_UCX_ERROR("GPU work of a collective did not complete (%s): its scratch memory "
+                       "is not reused", c->gpu->last_error());
     }
     free(c->events);
     free(c->user_ready);
@@ -644,8 +789,9 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
     free(c->pend);
     free(c->chans);
     free(c->steps);
+    free(c->outs);
+    free(c->ins);
     free((void *) c->state);
-    mca_part_ucx_coll_free(c, c->owned, c->owned_bytes);
     OBJ_DESTRUCT(&c->lock);
     free(c);
     req->coll = NULL;

@@ -33,8 +33,7 @@
 
 BEGIN_C_DECLS
 
-#define MCA_PART_UCX_COLL_MAX_FAN 32
-#define MCA_PART_UCX_NO_CHAN      INT_MAX /* an empty chunk: nothing to move */
+#define MCA_PART_UCX_NO_CHAN INT_MAX /* an empty chunk: nothing to move */
 
 typedef struct mca_part_ucx_chan_t {
     ompi_request_t *req;            /* internal partitioned request */
@@ -50,10 +49,11 @@ typedef struct mca_part_ucx_chan_t {
                                      * partition p is at off + p * count */
 } mca_part_ucx_chan_t;
 
+/* A step's channels: nout entries of the collective's out list from out0,
+ * nin of its in list from in0 (channels join only the newest step, so each
+ * step's entries are consecutive and a step costs the same at any fan). */
 typedef struct mca_part_ucx_step_t {
-    int nout, nin;
-    int out[MCA_PART_UCX_COLL_MAX_FAN];
-    int in[MCA_PART_UCX_COLL_MAX_FAN];
+    int out0, nout, in0, nin;
 } mca_part_ucx_step_t;
 
 typedef struct mca_part_ucx_coll_t {
@@ -73,9 +73,12 @@ typedef struct mca_part_ucx_coll_t {
     bool no_copy_in;                /* the builder reads our contribution from sendbuf (step-0
                                      * sends, first reductions): no copy into the result */
 
-    int nchans, nsteps, max_chans, max_steps;
+    /* The schedule; the arrays grow as the builder adds to them, so an
+     * init allocates what its schedule uses (O(log n) for trees). */
+    int nchans, nsteps, nouts, nins, max_chans, max_steps, max_outs, max_ins;
     mca_part_ucx_chan_t *chans;
     mca_part_ucx_step_t *steps;
+    int *outs, *ins;                /* channel indices, per step (out0/in0) */
 
     void *owned;                    /* result buffer of ranks that get none (reduce) */
     size_t owned_bytes;
@@ -104,10 +107,15 @@ int mca_part_ucx_coll_chan(mca_part_ucx_coll_t *c, bool send, int peer, size_t o
 int mca_part_ucx_coll_step(mca_part_ucx_coll_t *c);
 /* After the builder: create the channels' requests, in declaration order. */
 int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c);
-void mca_part_ucx_step_out(mca_part_ucx_coll_t *c, int step, int chan);
-void mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan);
+/* Add a channel (or MCA_PART_UCX_NO_CHAN: nothing) to the newest step. */
+int mca_part_ucx_step_out(mca_part_ucx_coll_t *c, int step, int chan);
+int mca_part_ucx_step_in(mca_part_ucx_coll_t *c, int step, int chan);
 
-int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, ompi_info_t *info);
+/* Allreduce schedule: MCA_PART_UCX_ALLREDUCE_*, auto resolved from the
+ * partition's bytes and whether any rank's buffers are on a GPU (so that
+ * every rank picks the same). */
+int mca_part_ucx_allreduce_info(ompi_info_t *info, int *alg);
+int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, int alg, bool any_device);
 int mca_part_ucx_build_bcast(mca_part_ucx_coll_t *c, int root);
 int mca_part_ucx_build_reduce(mca_part_ucx_coll_t *c, int root);
 int mca_part_ucx_build_allgather(mca_part_ucx_coll_t *c);
@@ -120,8 +128,10 @@ int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t l
 int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t last, int *flag);
 int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req);
 void mca_part_ucx_coll_release(mca_part_ucx_request_t *req);
-/* GPU buffers: the plugin, the stream and the events (init). */
-int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c, bool reduction);
+/* GPU buffers: the plugin and the kernels for the type and op (before the
+ * ranks agree), then the stream and the events (after). */
+int mca_part_ucx_coll_device_check(mca_part_ucx_coll_t *c, bool reduction);
+int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c);
 /* Scratch memory where the collective's buffers are (host or GPU). */
 void *mca_part_ucx_coll_alloc(mca_part_ucx_coll_t *c, size_t bytes);
 /* A device request on the collective: where kernels see partitions done. */

@@ -20,6 +20,7 @@
 #include "ompi/errhandler/errhandler.h"
 #include "ompi/info/info.h"
 #include "ompi/runtime/params.h"
+#include "opal/util/show_help.h"
 
 #include "mpix_part.h"
 #include "part_ucx.h"
@@ -34,21 +35,21 @@ typedef enum {
     PART_UCX_ALLTOALL
 } mca_part_ucx_coll_kind_t;
 
+/* Arguments this rank can check alone. Buffers: MPI_IN_PLACE is a send
+ * buffer (of the root only, for reduce), never a receive buffer; a
+ * non-root reduce ignores its receive buffer, as MPI_Reduce does. */
 static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
-                                   ompi_communicator_t *comm, int partitions, int count,
-                                   ompi_datatype_t *dtype, ompi_op_t *op, int root,
-                                   MPI_Request *request)
+                                   const void *recvbuf, ompi_communicator_t *comm,
+                                   int partitions, int count, ompi_datatype_t *dtype,
+                                   ompi_op_t *op, int root, MPI_Request *request)
 {
     bool need_op = PART_UCX_ALLREDUCE == kind || PART_UCX_REDUCE == kind;
     bool need_root = PART_UCX_REDUCE == kind || PART_UCX_BCAST == kind;
+    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    size_t type_size, span, blocks;
+    ptrdiff_t lb, extent;
 
-    if (!mca_part_ucx_module.initialized) {
-        return MPI_ERR_UNSUPPORTED_OPERATION; /* part/ucx is not the selected component */
-    }
-    if (ompi_comm_invalid(comm) || OMPI_COMM_IS_INTER(comm)) {
-        return MPI_ERR_COMM;
-    }
-    if (NULL == request || partitions <= 0) {
+    if (NULL == request || partitions < 0) {
         return MPI_ERR_ARG;
     }
     if (count < 0) {
@@ -73,11 +74,26 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
             return MPI_ERR_OP;
         }
     }
-    if (need_root && (root < 0 || root >= ompi_comm_size(comm))) {
+    if (need_root && (root < 0 || root >= n)) {
         return MPI_ERR_ROOT;
     }
     if (PART_UCX_ALLTOALL == kind && MPI_IN_PLACE == sendbuf) {
         return MPI_ERR_ARG; /* blocks would be overwritten while still to be sent */
+    }
+    if ((MPI_IN_PLACE == recvbuf && (PART_UCX_REDUCE != kind || rank == root)) ||
+        (PART_UCX_REDUCE == kind && rank != root && MPI_IN_PLACE == sendbuf)) {
+        return MPI_ERR_BUFFER;
+    }
+    /* Byte and element offsets of the largest buffer (n blocks for
+     * allgather and alltoall) must fit a ptrdiff_t. */
+    ompi_datatype_type_size(dtype, &type_size);
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    span = (size_t) (extent < 0 ? -extent : extent);
+    span = (span > type_size) ? span : type_size;
+    blocks = (PART_UCX_ALLGATHER == kind || PART_UCX_ALLTOALL == kind) ? (size_t) n : 1;
+    if (0 < partitions && 0 < span &&
+        (size_t) count > (size_t) PTRDIFF_MAX / span / (size_t) partitions / blocks) {
+        return MPI_ERR_COUNT;
     }
     return MPI_SUCCESS;
 }
@@ -85,15 +101,19 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
 /* Transport partitions: the largest group of consecutive user partitions
  * (a divisor of their number, so that all groups are alike) that stays
  * within part_ucx_coll_transport_bytes (_gpu for GPU buffers), or the info key
- * "mpix_coll_transport_bytes" (the same on every rank; 0 for one transport
- * partition per user partition, e.g. where a partition is made ready only
- * after another one has arrived). */
-static int mca_part_ucx_coll_group(mca_part_ucx_coll_t *c, const mca_part_ucx_request_t *req,
-                                   ompi_info_t *info)
+ * "mpix_coll_transport_bytes" (0 for one transport partition per user
+ * partition, e.g. where a partition is made ready only after another one
+ * has arrived). Counted in bytes moved (the type's size), so that ranks
+ * with the same type signature in other datatypes choose alike; ranks that
+ * still differ (info keys, GPU and host buffers) take the smallest group
+ * (mca_part_ucx_coll_agree), a divisor too. */
+static int mca_part_ucx_coll_group(const mca_part_ucx_coll_t *c,
+                                   const mca_part_ucx_request_t *req, ompi_info_t *info,
+                                   size_t *group)
 {
     int limit = c->device ? mca_part_ucx_component.coll_transport_bytes_gpu
                           : mca_part_ucx_component.coll_transport_bytes;
-    size_t bytes = req->count * (size_t) req->extent, g, best = 1;
+    size_t bytes = req->part_bytes, g;
     opal_cstring_t *value = NULL;
     int flag = 0;
 
@@ -108,30 +128,128 @@ static int mca_part_ucx_coll_group(mca_part_ucx_coll_t *c, const mca_part_ucx_re
         }
     }
 
+    *group = 1;
     for (g = 2; g <= req->parts && 0 < bytes && limit > 0 && g * bytes <= (size_t) limit; ++g) {
         if (0 == req->parts % g) {
-            best = g;
+            *group = g;
         }
     }
-    c->group = best;
-    c->user_parts = req->parts;
-    c->parts = req->parts / best;
-    c->count = req->count * best;
     return MPI_SUCCESS;
 }
 
-static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
-                                  void *recvbuf, int partitions, int count,
-                                  ompi_datatype_t *dtype, ompi_op_t *op, int root,
-                                  ompi_communicator_t *comm, ompi_info_t *info,
-                                  ompi_request_t **request)
+/* The signature every rank of the communicator contributes at init. The
+ * fields from KIND to ALG must be equal everywhere; GROUP and DEVICE are
+ * settled (smallest group, whether any rank has GPU buffers). */
+enum {
+    MCA_PART_UCX_SIG_ERROR,  /* this rank's error class, 0 if none */
+    MCA_PART_UCX_SIG_KIND,
+    MCA_PART_UCX_SIG_ROOT,   /* reduce, bcast */
+    MCA_PART_UCX_SIG_OP,     /* reductions: predefined op, or "a user op" */
+    MCA_PART_UCX_SIG_PARTS,
+    MCA_PART_UCX_SIG_BYTES,  /* type signature of a partition: bytes, */
+    MCA_PART_UCX_SIG_ELEMS,  /* basic elements */
+    MCA_PART_UCX_SIG_BASIC,  /* and which basic types */
+    MCA_PART_UCX_SIG_COUNT,  /* reductions: the count itself (chunks are in elements) */
+    MCA_PART_UCX_SIG_ALG,    /* allreduce: the schedule asked for */
+    MCA_PART_UCX_SIG_GROUP,
+    MCA_PART_UCX_SIG_DEVICE,
+    MCA_PART_UCX_SIG_N
+};
+
+/* Arguments of a collective must agree across ranks (for reductions the
+ * same count, datatype, op and root; elsewhere the same type signature);
+ * where they do not, schedules of different shape or size are built and
+ * their channels carry wrong data or never match. Channels cannot find
+ * every mismatch alone: with another root or collective some of them never
+ * meet their peer, so nothing would end the wait. So every rank
+ * contributes its signature to one allreduce over the communicator at
+ * init (initialization of a persistent collective is nonlocal, MPI 4.1
+ * §6.13, and follows the ordering rules of collectives, so it cannot
+ * cross another collective on the communicator): the maximum of each field
+ * and of its complement give every rank the maximum and the minimum of
+ * every field, one allreduce of 2 x 12 words, O(log n) and a few
+ * microseconds on a node. Every rank then fails alike: a rank with an
+ * invalid argument (it joins the allreduce anyway, so that the others do
+ * not wait for it) returns its own error class and the others the largest
+ * class reported; a difference between valid arguments is MPI_ERR_ARG on
+ * every rank, whichever argument differs (MPI_ERR_OP or MPI_ERR_ROOT would
+ * say that this rank's op or root is invalid, which it is not), with a help
+ * message from the lowest rank (the first mismatch of the process; each
+ * one at part_ucx_verbose 1). The type signature is compared by bytes,
+ * basic elements and the set of basic types of a partition: the same
+ * signature in other datatypes is legal (bcast, allgather, alltoall: MPI_INT
+ * x 4 and a contiguous type of two MPI_INTs x 2 both work), permutations of
+ * mixed basic types are not told apart. User ops are compared only as
+ * "user" (their identity is local). */
+static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
+                                   uint64_t sig[MCA_PART_UCX_SIG_N])
 {
-    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc;
+    static const char *const names[MCA_PART_UCX_SIG_N] = {
+        NULL, "collective", "root", "operation", "partitions", "bytes per partition",
+        "basic elements per partition", "basic types", "count", "allreduce algorithm",
+        NULL, NULL};
+    static opal_atomic_int32_t told = 0;
+    uint64_t v[2 * MCA_PART_UCX_SIG_N], lo, hi;
+    char differ[256] = "";
+    int32_t no = 0;
+    int i, rc;
+
+    sig[MCA_PART_UCX_SIG_ERROR] = (uint64_t) local_rc;
+    if (1 == ompi_comm_size(comm)) {
+        return local_rc;
+    }
+    for (i = 0; i < MCA_PART_UCX_SIG_N; ++i) {
+        v[i] = sig[i];
+        v[MCA_PART_UCX_SIG_N + i] = ~sig[i];
+    }
+    rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, v, 2 * MCA_PART_UCX_SIG_N,
+                                      &ompi_mpi_uint64_t.dt, &ompi_mpi_op_max.op, comm,
+                                      comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return (MPI_SUCCESS != local_rc) ? local_rc : MPI_ERR_INTERN;
+    }
+    if (MPI_SUCCESS != local_rc || 0 != v[MCA_PART_UCX_SIG_ERROR]) {
+        return (MPI_SUCCESS != local_rc) ? local_rc : (int) v[MCA_PART_UCX_SIG_ERROR];
+    }
+    for (i = MCA_PART_UCX_SIG_KIND; i <= MCA_PART_UCX_SIG_ALG; ++i) {
+        hi = v[i];
+        lo = ~v[MCA_PART_UCX_SIG_N + i];
+        if (lo != hi) {
+            if ('\0' != differ[0]) {
+                strncat(differ, ", ", sizeof(differ) - strlen(differ) - 1);
+            }
+            strncat(differ, names[i], sizeof(differ) - strlen(differ) - 1);
+        }
+    }
+    if ('\0' != differ[0]) {
+        PART_UCX_VERBOSE(1, "partitioned collective: arguments differ across ranks: %s",
+                         differ);
+        if (0 == ompi_comm_rank(comm) && opal_atomic_compare_exchange_strong_32(&told, &no, 1)) {
+            /* once a process: opal_show_help's parser of help files is not
+             * reentrant (two threads' mismatches at once crashed it) */
+            opal_show_help("help-part-ucx.txt", "coll mismatch", true, differ,
+                           ompi_comm_print_cid(comm));
+        }
+        return MPI_ERR_ARG;
+    }
+    sig[MCA_PART_UCX_SIG_GROUP] = ~v[MCA_PART_UCX_SIG_N + MCA_PART_UCX_SIG_GROUP];
+    sig[MCA_PART_UCX_SIG_DEVICE] = v[MCA_PART_UCX_SIG_DEVICE];
+    return MPI_SUCCESS;
+}
+
+/* The request and what this rank decides alone: buffers, GPU, group,
+ * schedule asked for; the signature for mca_part_ucx_coll_agree. */
+static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
+                                   void *recvbuf, int partitions, int count,
+                                   ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                                   ompi_communicator_t *comm, ompi_info_t *info,
+                                   mca_part_ucx_request_t **out, uint64_t *sig)
+{
+    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc, alg = 0;
     mca_part_ucx_request_t *req;
     mca_part_ucx_coll_t *c;
-    opal_timer_t t[5]; /* where the time of an init goes, for part_ucx_verbose >= 10 */
+    size_t group;
 
-    t[4] = opal_timer_base_get_usec();
     req = OBJ_NEW(mca_part_ucx_request_t);
     c = calloc(1, sizeof(*c));
     if (NULL == req || NULL == c) {
@@ -145,14 +263,13 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
                                    dtype, rank, comm);
     req->coll = c;
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
+    *out = req;
     /* Listed like point-to-point requests, so MPIX_Prequest_free finds it;
      * control messages check the kind and never take it for theirs. */
     rc = (OMPI_SUCCESS == mca_part_ucx_request_register(req))
              ? mca_part_ucx_dev_info(req, info) /* device requests: mpix_pready_threads */
              : MPI_ERR_NO_MEM;
     if (MPI_SUCCESS != rc) {
-        ompi_request_t *r = &req->super;
-        (void) r->req_free(&r);
         return rc;
     }
     c->comm = comm;
@@ -162,49 +279,102 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     c->acc = recvbuf;
     c->sendbuf = (MPI_IN_PLACE == sendbuf) ? NULL : sendbuf;
     c->user_pready = (PART_UCX_BCAST != kind) || (rank == root);
+    c->user_parts = req->parts;
     if (PART_UCX_ALLGATHER == kind || PART_UCX_ALLTOALL == kind) {
-        /* Our own block of the result: from our send buffer (allgather) or
-         * from our block of it (alltoall). */
-        c->own_dst = (size_t) rank * req->parts * req->count;
-        c->own_src = (PART_UCX_ALLTOALL == kind) ? c->own_dst : 0;
         req->total_bytes *= (size_t) n;
     }
-    if (PART_UCX_REDUCE == kind && rank != root && NULL == c->sendbuf) {
-        c->sendbuf = recvbuf; /* MPI_IN_PLACE is the root's only */
+    if (PART_UCX_REDUCE == kind && rank != root) {
+        c->acc = NULL; /* ignored: the partial result is kept here (owned) */
     }
     /* GPU buffers (asked once, through opal's accelerator framework). */
-    c->device = mca_part_ucx_is_device(c->acc, req->total_bytes) ||
+    c->device = (NULL != c->acc && mca_part_ucx_is_device(c->acc, req->total_bytes)) ||
                 (NULL != c->sendbuf && mca_part_ucx_is_device(c->sendbuf, req->total_bytes));
-    rc = mca_part_ucx_coll_group(c, req, info);
-    if (PART_UCX_REDUCE == kind && rank != root) {
-        /* Other ranks have no result buffer: keep the partial one here. */
-        c->owned_bytes = req->parts * req->count * req->extent;
-        c->owned = mca_part_ucx_coll_alloc(c, c->owned_bytes);
-        c->acc = c->owned;
+    if (c->device) {
+        rc = mca_part_ucx_coll_device_check(c, NULL != op);
     }
-    c->max_chans = 4 * n + 64;
-    c->max_steps = 2 * n + 64;
-    c->chans = calloc(c->max_chans, sizeof(*c->chans));
-    c->steps = calloc(c->max_steps, sizeof(*c->steps));
-    c->state = calloc(c->parts, sizeof(*c->state));
-    c->pend = calloc(c->parts, sizeof(*c->pend));
-    c->user_ready = calloc(c->user_parts, sizeof(*c->user_ready));
-    c->ready_count = calloc(c->parts, sizeof(*c->ready_count));
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_group(c, req, info, &group);
+    }
+    if (MPI_SUCCESS == rc && PART_UCX_ALLREDUCE == kind) {
+        rc = mca_part_ucx_allreduce_info(info, &alg);
+    }
+    if (MPI_SUCCESS != rc) {
+        return rc;
+    }
+    sig[MCA_PART_UCX_SIG_KIND] = (uint64_t) kind + 1;
+    sig[MCA_PART_UCX_SIG_ROOT] = (PART_UCX_REDUCE == kind || PART_UCX_BCAST == kind) ? root : 0;
+    sig[MCA_PART_UCX_SIG_OP] = (NULL == op) ? 0
+                               : ompi_op_is_intrinsic(op) ? (uint64_t) op->op_type
+                                                          : (uint64_t) OMPI_OP_NUM_OF_TYPES;
+    sig[MCA_PART_UCX_SIG_PARTS] = (uint64_t) partitions;
+    sig[MCA_PART_UCX_SIG_BYTES] = req->part_bytes;
+    if (0 < req->part_bytes) {
+        sig[MCA_PART_UCX_SIG_ELEMS] = (uint64_t) count * dtype->super.nbElems;
+        sig[MCA_PART_UCX_SIG_BASIC] = dtype->super.bdt_used;
+    }
+    sig[MCA_PART_UCX_SIG_COUNT] = (NULL == op) ? 0 : (uint64_t) count;
+    sig[MCA_PART_UCX_SIG_ALG] = (uint64_t) alg;
+    sig[MCA_PART_UCX_SIG_GROUP] = group;
+    sig[MCA_PART_UCX_SIG_DEVICE] = c->device;
+    return MPI_SUCCESS;
+}
+
+static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
+                                  void *recvbuf, int partitions, int count,
+                                  ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                                  ompi_communicator_t *comm, ompi_info_t *info,
+                                  ompi_request_t **request, int rc)
+{
+    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), alg;
+    uint64_t sig[MCA_PART_UCX_SIG_N] = {0};
+    mca_part_ucx_request_t *req = NULL;
+    mca_part_ucx_coll_t *c = NULL;
+    opal_timer_t t[5]; /* where the time of an init goes, for part_ucx_verbose >= 10 */
+
+    t[4] = opal_timer_base_get_usec();
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_coll_local(kind, sendbuf, recvbuf, partitions, count, dtype, op, root,
+                                     comm, info, &req, sig);
+    }
     t[0] = opal_timer_base_get_usec();
-    if (MPI_SUCCESS != rc) {
-        /* rc says why (an info value) */
-    } else if (NULL == c->chans || NULL == c->steps || NULL == c->state || NULL == c->pend ||
-        NULL == c->user_ready || NULL == c->ready_count ||
-        (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
-        rc = MPI_ERR_NO_MEM;
-    } else if (c->device) {
-        rc = mca_part_ucx_coll_device(c, NULL != op);
-    }
+    rc = mca_part_ucx_coll_agree(comm, rc, sig);
     t[1] = opal_timer_base_get_usec();
-    if (MPI_SUCCESS != rc) {
-        /* rc says why */
+    if (MPI_SUCCESS == rc) {
+        c = req->coll;
+        alg = (int) sig[MCA_PART_UCX_SIG_ALG];
+        c->group = sig[MCA_PART_UCX_SIG_GROUP];
+        c->parts = req->parts / c->group;
+        c->count = req->count * c->group;
+        if (PART_UCX_ALLGATHER == kind || PART_UCX_ALLTOALL == kind) {
+            /* Our own block of the result: from our send buffer (allgather)
+             * or from our block of it (alltoall). */
+            c->own_dst = (size_t) rank * req->parts * req->count;
+            c->own_src = (PART_UCX_ALLTOALL == kind) ? c->own_dst : 0;
+        }
+        /* + 1: zero partitions are legal */
+        c->state = calloc(c->parts + 1, sizeof(*c->state));
+        c->pend = calloc(c->parts + 1, sizeof(*c->pend));
+        c->user_ready = calloc(c->user_parts + 1, sizeof(*c->user_ready));
+        c->ready_count = calloc(c->parts + 1, sizeof(*c->ready_count));
+        if (PART_UCX_REDUCE == kind && rank != root) {
+            /* Other ranks have no result buffer: keep the partial one here. */
+            c->owned_bytes = c->parts * c->count * c->extent;
+            c->owned = mca_part_ucx_coll_alloc(c, c->owned_bytes);
+            c->acc = c->owned;
+        }
+        if (NULL == c->state || NULL == c->pend || NULL == c->user_ready ||
+            NULL == c->ready_count || (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
+            rc = MPI_ERR_NO_MEM;
+        } else if (c->device) {
+            rc = mca_part_ucx_coll_device(c);
+        }
+    }
+    t[2] = opal_timer_base_get_usec();
+    if (MPI_SUCCESS != rc || 0 == c->parts || 0 == req->part_bytes) {
+        /* rc says why; or nothing to move: every partition completes as
+         * it starts (no steps) */
     } else if (PART_UCX_ALLREDUCE == kind) {
-        rc = mca_part_ucx_build_allreduce(c, info);
+        rc = mca_part_ucx_build_allreduce(c, alg, 0 != sig[MCA_PART_UCX_SIG_DEVICE]);
     } else if (PART_UCX_REDUCE == kind) {
         rc = mca_part_ucx_build_reduce(c, root);
     } else if (PART_UCX_ALLGATHER == kind) {
@@ -214,21 +384,22 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     } else {
         rc = mca_part_ucx_build_bcast(c, root);
     }
-    t[2] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_coll_commit(c);
     }
     t[3] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS != rc) {
-        ompi_request_t *r = &req->super;
-        (void) r->req_free(&r);
+        if (NULL != req) {
+            ompi_request_t *r = &req->super;
+            (void) r->req_free(&r);
+        }
         return (rc < 0) ? MPI_ERR_INTERN : rc;
     }
-    PART_UCX_VERBOSE(10, "collective %d: %llu us (request and buffers %llu, GPU setup %llu, "
-                     "schedule %llu, scratch and channels %llu)", (int) kind,
+    PART_UCX_VERBOSE(10, "collective %d: %llu us (request %llu, agreement %llu, buffers and "
+                     "GPU setup %llu, schedule, scratch and channels %llu)", (int) kind,
                      (unsigned long long) (t[3] - t[4]), (unsigned long long) (t[0] - t[4]),
-                     (unsigned long long) (t[1] - t[0]),
-                     (unsigned long long) (t[2] - t[1]), (unsigned long long) (t[3] - t[2]));
+                     (unsigned long long) (t[1] - t[0]), (unsigned long long) (t[2] - t[1]),
+                     (unsigned long long) (t[3] - t[2]));
     PART_UCX_VERBOSE(10, "collective %d on %d ranks: %d channels, %d steps, %d partitions "
                      "in %zu transport partitions", (int) kind, n, c->nchans, c->nsteps,
                      partitions, c->parts);
@@ -236,19 +407,27 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     return MPI_SUCCESS;
 }
 
-/* Every MPIX_P*_init: check, build, and report through the communicator's
- * error handler (MPI_COMM_WORLD's where the communicator is unusable). */
+/* Every MPIX_P*_init: check, agree, build, and report through the
+ * communicator's error handler (MPI_COMM_WORLD's where the communicator is
+ * unusable). */
 static int mca_part_ucx_coll_entry(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
                                    void *recvbuf, int partitions, int count,
                                    ompi_datatype_t *dtype, ompi_op_t *op, int root,
                                    ompi_communicator_t *comm, ompi_info_t *info,
                                    ompi_request_t **request, const char *name)
 {
-    int rc = mca_part_ucx_coll_check(kind, sendbuf, comm, partitions, count, dtype, op, root,
-                                     request);
-    if (MPI_SUCCESS == rc) {
+    int rc;
+
+    if (!mca_part_ucx_module.initialized) {
+        rc = MPI_ERR_UNSUPPORTED_OPERATION; /* part/ucx is not the selected component */
+    } else if (ompi_comm_invalid(comm) || OMPI_COMM_IS_INTER(comm)) {
+        rc = MPI_ERR_COMM;
+    } else {
+        /* from here on every rank joins the agreement, even with an error */
+        rc = mca_part_ucx_coll_check(kind, sendbuf, recvbuf, comm, partitions, count, dtype, op,
+                                     root, request);
         rc = mca_part_ucx_coll_init(kind, sendbuf, recvbuf, partitions, count, dtype, op, root,
-                                    comm, info, request);
+                                    comm, info, request, rc);
     }
     OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
                                    &ompi_mpi_comm_world.comm : comm,

@@ -85,20 +85,20 @@ static int mca_part_ucx_allreduce_ring(mca_part_ucx_coll_t *c, int rank, int n)
         mca_part_ucx_chunk(c->count, n, (rank - s + n) % n, &off, &len);
         CHECK(ch = mca_part_ucx_chan_opt(c, true, right, off, len, false));
         mca_part_ucx_mark(c, ch, direct && 0 == s, true);
-        mca_part_ucx_step_out(c, st, ch);
+        CHECK(mca_part_ucx_step_out(c, st, ch));
         mca_part_ucx_chunk(c->count, n, (rank - s - 1 + 2 * n) % n, &off, &len);
         CHECK(ch = mca_part_ucx_chan_opt(c, false, left, off, len, true));
         mca_part_ucx_mark(c, ch, direct, false);
-        mca_part_ucx_step_in(c, st, ch);
+        CHECK(mca_part_ucx_step_in(c, st, ch));
     }
     for (s = 0; s < n - 1; ++s) {
         CHECK(st = mca_part_ucx_coll_step(c));
         mca_part_ucx_chunk(c->count, n, (rank + 1 - s + n) % n, &off, &len);
         CHECK(ch = mca_part_ucx_chan_opt(c, true, right, off, len, false));
-        mca_part_ucx_step_out(c, st, ch);
+        CHECK(mca_part_ucx_step_out(c, st, ch));
         mca_part_ucx_chunk(c->count, n, (rank - s + n) % n, &off, &len);
         CHECK(ch = mca_part_ucx_chan_opt(c, false, left, off, len, false));
-        mca_part_ucx_step_in(c, st, ch);
+        CHECK(mca_part_ucx_step_in(c, st, ch));
     }
     return OMPI_SUCCESS;
 }
@@ -120,10 +120,10 @@ static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_chan_opt(c, true, rank - p2, 0, c->count, false));
         mca_part_ucx_mark(c, ch, direct, true);
-        mca_part_ucx_step_out(c, st, ch);
+        CHECK(mca_part_ucx_step_out(c, st, ch));
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_chan_opt(c, false, rank - p2, 0, c->count, false));
-        mca_part_ucx_step_in(c, st, ch);
+        CHECK(mca_part_ucx_step_in(c, st, ch));
         return OMPI_SUCCESS;
     }
     folded = rank < n - p2;
@@ -131,7 +131,7 @@ static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_chan_opt(c, false, rank + p2, 0, c->count, true));
         mca_part_ucx_mark(c, ch, direct, false);
-        mca_part_ucx_step_in(c, st, ch);
+        CHECK(mca_part_ucx_step_in(c, st, ch));
     }
     for (mask = 1; mask < p2; mask <<= 1) {
         /* the first exchange reads the send buffer unless a fold came first */
@@ -139,15 +139,15 @@ static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_chan_opt(c, true, rank ^ mask, 0, c->count, false));
         mca_part_ucx_mark(c, ch, first, true);
-        mca_part_ucx_step_out(c, st, ch);
+        CHECK(mca_part_ucx_step_out(c, st, ch));
         CHECK(ch = mca_part_ucx_chan_opt(c, false, rank ^ mask, 0, c->count, true));
         mca_part_ucx_mark(c, ch, first, false);
-        mca_part_ucx_step_in(c, st, ch);
+        CHECK(mca_part_ucx_step_in(c, st, ch));
     }
     if (folded) {
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_chan_opt(c, true, rank + p2, 0, c->count, false));
-        mca_part_ucx_step_out(c, st, ch);
+        CHECK(mca_part_ucx_step_out(c, st, ch));
     }
     return OMPI_SUCCESS;
 }
@@ -158,13 +158,14 @@ static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
  * pays on host buffers from part_ucx_allreduce_ring_two bytes (2-core box,
  * 8 partitions of 512 KiB: 0.94-2.05 -> 0.77-1.46 ms; of 2 MiB: 6.7-9.1 ->
  * 5.3-7.2 ms); on GPU buffers a step's host work costs more than the
- * reduction (2x H200, 16 MiB: 157 us recursive doubling, 243 us ring). */
-static int mca_part_ucx_allreduce_auto(const mca_part_ucx_coll_t *c, int n, size_t bytes)
+ * reduction (2x H200, 16 MiB: 157 us recursive doubling, 243 us ring).
+ * `device`: any rank's buffers are on a GPU, so that all choose alike. */
+static int mca_part_ucx_allreduce_auto(bool device, int n, size_t bytes)
 {
     int two = mca_part_ucx_component.allreduce_ring_two;
 
     if (n <= 2) {
-        return (2 == n && !c->device && two > 0 && bytes >= (size_t) two)
+        return (2 == n && !device && two > 0 && bytes >= (size_t) two)
                    ? MCA_PART_UCX_ALLREDUCE_RING
                    : MCA_PART_UCX_ALLREDUCE_RD;
     }
@@ -173,30 +174,38 @@ static int mca_part_ucx_allreduce_auto(const mca_part_ucx_coll_t *c, int n, size
                : MCA_PART_UCX_ALLREDUCE_RING;
 }
 
-int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, ompi_info_t *info)
+/* Info key "mpix_allreduce_algorithm" (auto, ring or recursive_doubling),
+ * or the MCA parameter it overrides; every rank must name the same
+ * (mca_part_ucx_coll_agree checks it). */
+int mca_part_ucx_allreduce_info(ompi_info_t *info, int *alg)
 {
-    int rank = ompi_comm_rank(c->comm), n = ompi_comm_size(c->comm);
-    int alg = mca_part_ucx_component.allreduce_algorithm, flag = 0;
     opal_cstring_t *value = NULL;
-    size_t type_size;
+    int flag = 0;
 
-    /* Info key "mpix_allreduce_algorithm" (the same on every rank, like the
-     * MCA parameter it overrides): auto, ring or recursive_doubling. */
+    *alg = mca_part_ucx_component.allreduce_algorithm;
     if (NULL != info && MPI_INFO_NULL != info &&
         OPAL_SUCCESS == opal_info_get(&info->super, "mpix_allreduce_algorithm", &value, &flag) &&
         flag) {
-        alg = !strcmp(value->string, "ring")                 ? MCA_PART_UCX_ALLREDUCE_RING
-              : !strcmp(value->string, "recursive_doubling") ? MCA_PART_UCX_ALLREDUCE_RD
-              : !strcmp(value->string, "auto")               ? MCA_PART_UCX_ALLREDUCE_AUTO
-                                                             : -1;
+        *alg = !strcmp(value->string, "ring")                 ? MCA_PART_UCX_ALLREDUCE_RING
+               : !strcmp(value->string, "recursive_doubling") ? MCA_PART_UCX_ALLREDUCE_RD
+               : !strcmp(value->string, "auto")               ? MCA_PART_UCX_ALLREDUCE_AUTO
+                                                              : -1;
         OBJ_RELEASE(value);
-        if (alg < 0) {
+        if (*alg < 0) {
             return MPI_ERR_INFO_VALUE;
         }
     }
+    return MPI_SUCCESS;
+}
+
+int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, int alg, bool any_device)
+{
+    int rank = ompi_comm_rank(c->comm), n = ompi_comm_size(c->comm);
+    size_t type_size;
+
     if (MCA_PART_UCX_ALLREDUCE_AUTO == alg) {
         ompi_datatype_type_size(c->dtype, &type_size);
-        alg = mca_part_ucx_allreduce_auto(c, n, type_size * c->count);
+        alg = mca_part_ucx_allreduce_auto(any_device, n, type_size * c->count);
     }
     return (MCA_PART_UCX_ALLREDUCE_RD == alg) ? mca_part_ucx_allreduce_rd(c, rank, n)
                                               : mca_part_ucx_allreduce_ring(c, rank, n);
@@ -216,14 +225,14 @@ int mca_part_ucx_build_bcast(mca_part_ucx_coll_t *c, int root)
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_coll_chan(c, false, ((vrank - mask) + root) % n, 0, c->count,
                                           false));
-        mca_part_ucx_step_in(c, st, ch);
+        CHECK(mca_part_ucx_step_in(c, st, ch));
     }
     CHECK(st = mca_part_ucx_coll_step(c));
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (vrank + mask < n) {
             CHECK(ch = mca_part_ucx_coll_chan(c, true, (vrank + mask + root) % n, 0, c->count,
                                               false));
-            mca_part_ucx_step_out(c, st, ch);
+            CHECK(mca_part_ucx_step_out(c, st, ch));
         }
     }
     return OMPI_SUCCESS;
@@ -241,14 +250,14 @@ int mca_part_ucx_build_reduce(mca_part_ucx_coll_t *c, int root)
         if (vrank + mask < n) {
             CHECK(ch = mca_part_ucx_coll_chan(c, false, (vrank + mask + root) % n, 0, c->count,
                                               true));
-            mca_part_ucx_step_in(c, st, ch);
+            CHECK(mca_part_ucx_step_in(c, st, ch));
         }
     }
     if (0 != vrank) {
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_coll_chan(c, true, ((vrank - mask) + root) % n, 0, c->count,
                                           false));
-        mca_part_ucx_step_out(c, st, ch);
+        CHECK(mca_part_ucx_step_out(c, st, ch));
     }
     return OMPI_SUCCESS;
 }
@@ -265,10 +274,10 @@ int mca_part_ucx_build_allgather(mca_part_ucx_coll_t *c)
         CHECK(st = mca_part_ucx_coll_step(c));
         CHECK(ch = mca_part_ucx_chan_opt(c, true, right, ((rank - s + n) % n) * block, c->count,
                                          false));
-        mca_part_ucx_step_out(c, st, ch);
+        CHECK(mca_part_ucx_step_out(c, st, ch));
         CHECK(ch = mca_part_ucx_chan_opt(c, false, left, ((rank - s - 1 + n) % n) * block,
                                          c->count, false));
-        mca_part_ucx_step_in(c, st, ch);
+        CHECK(mca_part_ucx_step_in(c, st, ch));
     }
     return OMPI_SUCCESS;
 }
@@ -288,9 +297,9 @@ int mca_part_ucx_build_alltoall(mca_part_ucx_coll_t *c)
         if (MCA_PART_UCX_NO_CHAN != ch) {
             c->chans[ch].from_send = true;
         }
-        mca_part_ucx_step_out(c, st, ch);
+        CHECK(mca_part_ucx_step_out(c, st, ch));
         CHECK(ch = mca_part_ucx_chan_opt(c, false, from, from * block, c->count, false));
-        mca_part_ucx_step_in(c, st, ch);
+        CHECK(mca_part_ucx_step_in(c, st, ch));
     }
     return OMPI_SUCCESS;
 }

@@ -248,9 +248,9 @@ int main(int argc, char **argv)
     }
     if (errors) {
         MPI_Request bad;
-        int c = cls(MPIX_Pallreduce_init(sbuf, rbuf, 0, count, type, op, MPI_COMM_WORLD,
+        int c = cls(MPIX_Pallreduce_init(sbuf, rbuf, -1, count, type, op, MPI_COMM_WORLD,
                                          MPI_INFO_NULL, &bad));
-        T_CHECK(MPI_ERR_ARG == c, "0 partitions gave class %d", c);
+        T_CHECK(MPI_ERR_ARG == c, "-1 partitions gave class %d", c);
         c = cls(MPIX_Pbcast_init(rbuf, parts, count, type, size, MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_ROOT == c, "root out of range gave class %d", c);
         c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, MPI_OP_NULL, MPI_COMM_WORLD,
