@@ -4,7 +4,7 @@
  * second thread progresses (MPI_Iprobe) and handles the message. Every round
  * builds an exchange pair, runs a few epochs (data checked) and frees it.
  *   -n N  rounds (default 3000)   -e N  epochs a round (default 3)
- *   -p N  partitions   -c N  ints per partition */
+ *   -p N  partitions   -c N  ints per partition   -t N  probing threads (1) */
 #include "../tutil.h"
 #include <pthread.h>
 
@@ -24,15 +24,16 @@ static void *prober(void *arg)
 
 int main(int argc, char **argv)
 {
-    int rounds = 3000, epochs = 3, parts = 4, count = 8, opt, rank, size, provided;
-    pthread_t thread;
+    int rounds = 3000, epochs = 3, parts = 4, count = 8, nthreads = 1, opt, rank, size, provided;
+    pthread_t thread[8];
 
-    while ((opt = getopt(argc, argv, "n:e:p:c:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:e:p:c:t:")) != -1) {
         switch (opt) {
         case 'n': rounds = atoi(optarg); break;
         case 'e': epochs = atoi(optarg); break;
         case 'p': parts = atoi(optarg); break;
         case 'c': count = atoi(optarg); break;
+        case 't': nthreads = atoi(optarg); break;
         default: return 2;
         }
     }
@@ -49,7 +50,10 @@ int main(int argc, char **argv)
     int32_t *sbuf = malloc(sizeof(int32_t) * len), *rbuf = malloc(sizeof(int32_t) * len);
 
     MPI_Comm_dup(MPI_COMM_WORLD, &probe_comm);
-    pthread_create(&thread, NULL, prober, NULL);
+    nthreads = (nthreads < 1) ? 1 : (nthreads > 8) ? 8 : nthreads;
+    for (int i = 0; i < nthreads; ++i) {
+        pthread_create(&thread[i], NULL, prober, NULL);
+    }
     for (int r = 0; r < rounds && 0 == t_failures; ++r) {
         MPI_Request req[2];
         T_MPI(MPI_Psend_init(sbuf, parts, count, MPI_INT32_T, dst, r % 5, MPI_COMM_WORLD,
@@ -76,7 +80,9 @@ int main(int argc, char **argv)
         T_MPI(MPI_Request_free(&req[1]));
     }
     stop = 1;
-    pthread_join(thread, NULL);
+    for (int i = 0; i < nthreads; ++i) {
+        pthread_join(thread[i], NULL);
+    }
     MPI_Comm_free(&probe_comm);
     free(sbuf);
     free(rbuf);
