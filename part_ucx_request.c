@@ -238,9 +238,11 @@ static int mca_part_ucx_request_free(ompi_request_t **request)
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) *request;
 
     /* A request complete but not waited for (its MPI_Start failed, say) has
-     * nothing under way any more. */
+     * nothing under way any more; a collective only once it failed (its
+     * channels may still be busy after it completed). */
     if (OMPI_REQUEST_ACTIVE == req->super.req_state &&
-        (REQUEST_COMPLETED != req->super.req_complete || mca_part_ucx_link_linked(&req->link))) {
+        (REQUEST_COMPLETED != req->super.req_complete || mca_part_ucx_link_linked(&req->link) ||
+         (MCA_PART_UCX_COLL == req->kind && MCA_PART_UCX_SETUP_FAILED != req->setup))) {
         return MPI_ERR_REQUEST;
     }
     mca_part_ucx_request_release(req);
