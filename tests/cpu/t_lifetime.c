@@ -7,7 +7,12 @@
  *         reused by the next one), with a receive freed unmatched and the
  *         communicator freed before the sender's record comes
  *   -s    MPI_Startall of an active request with inactive ones: an error, and
- *         none of them started */
+ *         none of them started
+ *   -o    a send init no receive ever matches (erroneous), then a live pair on
+ *         the same communicator (whose record comes after it: the orphan is
+ *         there when the receiver frees the communicator): the started
+ *         orphan fails with MPI_ERR_COMM instead of waiting forever, and the
+ *         next communicator (same id) pairs as usual */
 #include "../tutil.h"
 
 static int parts = 4, count = 16, epochs = 3;
@@ -174,16 +179,53 @@ static void startall_active(int round)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* -o: rank 0's send on a communicator rank 1 frees without a receive. */
+static void orphan_send(int round)
+{
+    int rank, flag = 0, rc = MPI_SUCCESS, cls;
+    int32_t buf[64];
+    MPI_Comm c;
+    MPI_Request req;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    if (0 == rank) {
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        T_MPI(MPI_Psend_init(buf, parts, count, MPI_INT32_T, 1, 5, c, MPI_INFO_NULL, &req));
+    }
+    live_pair(c, 0, 6, round);
+    if (0 == rank) {
+        for (int j = 0; j < parts * count; ++j) buf[j] = j;
+        T_MPI(MPI_Start(&req));
+        T_MPI(MPI_Pready_range(0, parts - 1, req));
+        double t0 = MPI_Wtime();
+        while (!flag && MPI_Wtime() - t0 < 60) {
+            rc = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+        }
+        if (!flag) {
+            fprintf(stderr, "round %d: a send no receive can match still waits\n", round);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        MPI_Error_class(rc, &cls);
+        T_CHECK(MPI_ERR_COMM == cls, "round %d: unmatched send ended with class %d", round, cls);
+        if (MPI_REQUEST_NULL != req) { /* Open MPI 5.0.7's error path may free it */
+            T_MPI(MPI_Request_free(&req));
+        }
+    }
+    MPI_Comm_free(&c);
+}
+
 int main(int argc, char **argv)
 {
-    int rounds = 200, comms = 0, startall = 0, opt, rank, size;
+    int rounds = 200, comms = 0, startall = 0, orphan = 0, opt, rank, size;
 
-    while ((opt = getopt(argc, argv, "r:e:cs")) != -1) {
+    while ((opt = getopt(argc, argv, "r:e:cso")) != -1) {
         switch (opt) {
         case 'r': rounds = atoi(optarg); break;
         case 'e': epochs = atoi(optarg); break;
         case 'c': comms = 1; break;
         case 's': startall = 1; break;
+        case 'o': orphan = 1; break;
         default: return 2;
         }
     }
@@ -202,6 +244,14 @@ int main(int argc, char **argv)
         int sender = r & 1, tag = r % 3;
         if (startall) {
             startall_active(r);
+            continue;
+        }
+        if (orphan) {
+            MPI_Comm c;
+            orphan_send(r);
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+            live_pair(c, 0, 5, r);
+            MPI_Comm_free(&c);
             continue;
         }
         if (comms) {
