@@ -107,11 +107,19 @@ typedef struct mca_part_ucx_module_t {
     size_t address_blob_len;
     opal_hash_table_t peers;            /* opal_process_name_t -> peer */
     opal_pointer_array_t requests;      /* id -> request, validates remote ids */
-    opal_hash_table_t seq_in;           /* (comm, source) -> setup records seen */
-    opal_hash_table_t seq_out;          /* (comm, dest) -> setup records sent */
+    /* Requests reached by id from AM callbacks: the table and the callbacks'
+     * references are under this lock of its own, never the module lock
+     * (held around UCX calls, while callbacks run holding a worker's). */
+    opal_atomic_lock_t requests_lock;
+    opal_hash_table_t seq_in;           /* (comm id, source) -> setup records seen */
+    opal_hash_table_t seq_out;          /* (comm id, dest) -> setup records sent */
     opal_recursive_mutex_t lock;        /* matching, lists, tables: slow path only */
-    mca_part_ucx_link_t posted;         /* receives waiting for their setup record */
-    mca_part_ucx_link_t unexpected;     /* setup records waiting for a receive */
+    /* Matching (part_ucx_ctrl.c): (comm id, source, tag) -> its bucket of
+     * posted receives and unexpected setup records, each in order; and
+     * (comm id, sender, seq) -> a record that came ahead of its sequence. */
+    opal_hash_table_t match;
+    opal_hash_table_t held;
+    int comm_keyval;                    /* communicator attribute: its state goes at free */
     mca_part_ucx_link_t active;         /* requests the progress function polls */
     opal_atomic_int32_t num_active;
     /* Whether UCX has a transport that does RMA by itself, to a peer of this

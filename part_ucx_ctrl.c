@@ -12,6 +12,7 @@
 #include "opal/mca/pmix/pmix-internal.h"
 #include "opal/mca/timer/base/base.h"
 #include "opal/util/show_help.h"
+#include "ompi/attribute/attribute.h"
 
 #include "part_ucx.h"
 #include "part_ucx_ctrl.h"
@@ -30,6 +31,27 @@ typedef struct {
     ompi_comm_extended_cid_t cid;
     opal_process_name_t name;
 } mca_part_ucx_seq_key_t;
+
+/* Matching. A bucket per (communicator id, source, tag) holds the receives
+ * posted and the setup records arrived in sequence, each list in order;
+ * only one of them is non-empty at a time. */
+typedef struct {
+    ompi_comm_extended_cid_t cid;
+    int32_t src;
+    int32_t tag;
+} mca_part_ucx_match_key_t;
+
+struct mca_part_ucx_bucket_t {
+    mca_part_ucx_match_key_t key;
+    mca_part_ucx_link_t posted;     /* mca_part_ucx_post_t */
+    mca_part_ucx_link_t unexpected; /* mca_part_ucx_setup_msg_t */
+};
+
+typedef struct {
+    ompi_comm_extended_cid_t cid;
+    opal_process_name_t sender;
+    uint64_t seq;
+} mca_part_ucx_held_key_t;
 
 /* The incoming queue has its own lock: AM callbacks run inside
  * ucp_worker_progress, holding the worker's lock, so they must never wait
@@ -364,8 +386,11 @@ void mca_part_ucx_ctrl_fini(void)
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     mca_part_ucx_link_t *item;
     mca_part_ucx_peer_t *peer;
+    mca_part_ucx_bucket_t *b;
+    mca_part_ucx_post_t *post;
     uint64_t key;
-    void *node = NULL;
+    void *node = NULL, *key_ptr;
+    size_t key_size;
 
     while (OPAL_SUCCESS == opal_hash_table_get_first_key_uint64(&m->peers, &key, (void **) &peer,
                                                                 &node)) {
@@ -381,13 +406,27 @@ void mca_part_ucx_ctrl_fini(void)
         }
         OBJ_DESTRUCT(&mca_part_ucx_incoming_lock);
     }
-    if (NULL != m->unexpected.next) {
-        while (!mca_part_ucx_link_empty(&m->unexpected)) {
-            item = m->unexpected.next;
+    node = NULL;
+    while (OPAL_SUCCESS == opal_hash_table_get_first_key_ptr(&m->match, &key_ptr, &key_size,
+                                                             (void **) &b, &node)) {
+        opal_hash_table_remove_value_ptr(&m->match, key_ptr, key_size);
+        while (!mca_part_ucx_link_empty(&b->unexpected)) {
+            item = b->unexpected.next;
             mca_part_ucx_link_remove(item);
             free(PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link));
         }
+        while (!mca_part_ucx_link_empty(&b->posted)) {
+            post = PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link);
+            mca_part_ucx_link_remove(&post->link);
+            post->bucket = NULL;
+            if (NULL == post->req) {
+                free(post); /* a tombstone; receives are the user's */
+            }
+        }
+        free(b);
+        node = NULL;
     }
+    mca_part_ucx_seq_table_clear(&m->held);
     mca_part_ucx_seq_table_clear(&m->seq_in);
     mca_part_ucx_seq_table_clear(&m->seq_out);
     free(m->address_blob);
@@ -547,6 +586,53 @@ int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *b
     return OMPI_SUCCESS;
 }
 
+static void mca_part_ucx_owned_sent_cb(void *op, ucs_status_t status, void *user_data)
+{
+    (void) status;
+    free(user_data);
+    ucp_request_free(op);
+}
+
+/* A control message whose buffer goes with it: freed once sent. */
+static void mca_part_ucx_ctrl_send_owned(mca_part_ucx_peer_t *peer, unsigned id, void *buf,
+                                         size_t len)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t ret;
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    param.cb.send = mca_part_ucx_owned_sent_cb;
+    param.user_data = buf;
+    ret = ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, &param);
+    if (UCS_PTR_IS_ERR(ret)) {
+        PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
+                       ucs_status_string(UCS_PTR_STATUS(ret)));
+    }
+    if (!UCS_PTR_IS_PTR(ret)) {
+        free(buf);
+    }
+}
+
+/* Tell the sender of a setup record that no receive will use it (the
+ * receive it matched was freed, or the record was unusable): its request
+ * fails instead of waiting. */
+static void mca_part_ucx_setup_refuse(const mca_part_ucx_setup_msg_t *msg, int error)
+{
+    mca_part_ucx_peer_t *peer = mca_part_ucx_peer_get_by_name(&msg->sender);
+    mca_part_ucx_ack_msg_t *ack;
+
+    if (NULL == peer || NULL == (ack = calloc(1, sizeof(*ack)))) {
+        return;
+    }
+    ack->sreq_id = msg->sreq_id;
+    ack->sreq_cookie = msg->sreq_cookie;
+    ack->rreq_id = -1;
+    ack->error = error;
+    mca_part_ucx_ctrl_send_owned(peer, MCA_PART_UCX_AM_ACK, ack, sizeof(*ack));
+}
+
 static uint64_t *mca_part_ucx_seq_slot(opal_hash_table_t *table,
                                        const ompi_comm_extended_cid_t *cid,
                                        const opal_process_name_t *name)
@@ -568,25 +654,92 @@ static uint64_t *mca_part_ucx_seq_slot(opal_hash_table_t *table,
     return slot;
 }
 
-uint64_t mca_part_ucx_next_seq(ompi_communicator_t *comm, const opal_process_name_t *peer)
+/* The sequence number is taken and the record sent under the module lock,
+ * and given back if the send fails: a number the receiver never sees would
+ * hold every later record of this (communicator id, receiver) forever. The
+ * counters outlive communicators on purpose: records of a communicator
+ * freed while they travel stay in order with those of the next one that
+ * gets its id (each is matched by the receive, or the tombstone of one,
+ * that its own init paired it with). */
+int mca_part_ucx_ctrl_send_setup(mca_part_ucx_peer_t *peer, ompi_communicator_t *comm,
+                                 mca_part_ucx_setup_msg_t *msg, size_t len, void **op)
 {
     ompi_comm_extended_cid_t cid = ompi_comm_get_extended_cid(comm);
-    uint64_t *slot, seq = 0;
+    uint64_t *slot;
+    int rc;
 
     OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
-    slot = mca_part_ucx_seq_slot(&mca_part_ucx_module.seq_out, &cid, peer);
-    if (NULL != slot) {
-        seq = (*slot)++;
+    slot = mca_part_ucx_seq_slot(&mca_part_ucx_module.seq_out, &cid, &peer->name);
+    if (NULL == slot) {
+        OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    msg->seq = *slot;
+    rc = mca_part_ucx_ctrl_send(peer, MCA_PART_UCX_AM_SETUP, msg, len, op);
+    if (OMPI_SUCCESS == rc) {
+        ++*slot;
     }
     OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
-    return seq;
+    return rc;
 }
 
-static bool mca_part_ucx_msg_matches(const mca_part_ucx_request_t *req,
-                                     const mca_part_ucx_setup_msg_t *msg)
+static mca_part_ucx_bucket_t *mca_part_ucx_bucket(const ompi_comm_extended_cid_t *cid,
+                                                  int32_t src, int32_t tag, bool create)
 {
-    return ompi_comm_cid_compare(req->comm, msg->cid) && req->peer == msg->src &&
-           req->tag == msg->tag;
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_match_key_t key;
+    mca_part_ucx_bucket_t *b = NULL;
+
+    memset(&key, 0, sizeof(key));
+    key.cid = *cid;
+    key.src = src;
+    key.tag = tag;
+    if (OPAL_SUCCESS == opal_hash_table_get_value_ptr(&m->match, &key, sizeof(key), (void **) &b) ||
+        !create) {
+        return b;
+    }
+    b = malloc(sizeof(*b));
+    if (NULL == b) {
+        return NULL;
+    }
+    b->key = key;
+    mca_part_ucx_link_init(&b->posted);
+    mca_part_ucx_link_init(&b->unexpected);
+    if (OPAL_SUCCESS != opal_hash_table_set_value_ptr(&m->match, &key, sizeof(key), b)) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* An empty bucket goes: buckets live as long as something waits in them. */
+static void mca_part_ucx_bucket_trim(mca_part_ucx_bucket_t *b)
+{
+    if (mca_part_ucx_link_empty(&b->posted) && mca_part_ucx_link_empty(&b->unexpected)) {
+        opal_hash_table_remove_value_ptr(&mca_part_ucx_module.match, &b->key, sizeof(b->key));
+        free(b);
+    }
+}
+
+/* The receive (or tombstone) at the head of a bucket takes the record. */
+static void mca_part_ucx_match_pair(mca_part_ucx_post_t *post, mca_part_ucx_setup_msg_t *msg)
+{
+    mca_part_ucx_request_t *req = post->req;
+
+    mca_part_ucx_link_remove(&post->link);
+    post->bucket = NULL;
+    if (NULL == req) {
+        PART_UCX_VERBOSE(10, "setup record of rank %d tag %d for a receive freed before it: "
+                         "refused", msg->src, msg->tag);
+        mca_part_ucx_setup_refuse(msg, MPI_ERR_REQUEST);
+        free(post);
+    } else if (MPI_SUCCESS != msg->error) {
+        mca_part_ucx_setup_refuse(msg, msg->error);
+        mca_part_ucx_request_fail(req, msg->error);
+    } else {
+        (void) mca_part_ucx_recv_matched(req, msg);
+    }
+    free(msg);
 }
 
 /* Every receive matches setup records of its (communicator, source, tag)
@@ -594,53 +747,182 @@ static bool mca_part_ucx_msg_matches(const mca_part_ucx_request_t *req,
  * sequence order, and posted receives in the order they were created. */
 static void mca_part_ucx_match_msg(mca_part_ucx_setup_msg_t *msg)
 {
-    mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    mca_part_ucx_link_t *item;
-    mca_part_ucx_request_t *req;
+    mca_part_ucx_bucket_t *b = mca_part_ucx_bucket(&msg->cid, msg->src, msg->tag, true);
 
-    for (item = m->posted.next; item != &m->posted; item = item->next) {
-        req = PART_UCX_CONTAINER(item, mca_part_ucx_request_t, post_link);
-        if (mca_part_ucx_msg_matches(req, msg)) {
-            mca_part_ucx_link_remove(item);
-            (void) mca_part_ucx_recv_matched(req, msg);
-            free(msg);
-            return;
-        }
+    if (NULL == b) {
+        mca_part_ucx_setup_refuse(msg, MPI_ERR_NO_MEM);
+        free(msg);
+        return;
     }
-    mca_part_ucx_link_append(&m->unexpected, &msg->link);
+    if (!mca_part_ucx_link_empty(&b->posted)) {
+        mca_part_ucx_match_pair(PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link),
+                                msg);
+        mca_part_ucx_bucket_trim(b);
+        return;
+    }
+    mca_part_ucx_link_append(&b->unexpected, &msg->link);
 }
 
-void mca_part_ucx_match_posted(mca_part_ucx_request_t *req)
+int mca_part_ucx_match_posted(mca_part_ucx_request_t *req)
 {
-    mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    mca_part_ucx_link_t *item;
+    ompi_comm_extended_cid_t cid = ompi_comm_get_extended_cid(req->comm);
+    mca_part_ucx_bucket_t *b = mca_part_ucx_bucket(&cid, req->peer, req->tag, true);
     mca_part_ucx_setup_msg_t *msg;
 
-    for (item = m->unexpected.next; item != &m->unexpected; item = item->next) {
-        msg = PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link);
-        if ((0 == msg->held) && mca_part_ucx_msg_matches(req, msg)) {
-            mca_part_ucx_link_remove(item);
-            (void) mca_part_ucx_recv_matched(req, msg);
+    if (NULL == b) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    req->post.req = req;
+    if (!mca_part_ucx_link_empty(&b->unexpected)) {
+        msg = PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
+        mca_part_ucx_link_remove(&msg->link);
+        mca_part_ucx_link_append(&b->posted, &req->post.link); /* at once out again */
+        mca_part_ucx_match_pair(&req->post, msg);
+        mca_part_ucx_bucket_trim(b);
+        return OMPI_SUCCESS;
+    }
+    req->post.bucket = b;
+    mca_part_ucx_link_append(&b->posted, &req->post.link);
+    return OMPI_SUCCESS;
+}
+
+void mca_part_ucx_match_withdraw(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_post_t *tomb;
+
+    if (NULL == req->post.bucket) {
+        return; /* matched, or never posted */
+    }
+    tomb = malloc(sizeof(*tomb));
+    if (NULL == tomb) {
+        /* Without one, the next receive of the bucket would take this
+         * one's record: say so rather than let data go astray unnoticed. */
+        PART_UCX_ERROR("no memory to withdraw a freed receive from rank %d tag %d; "
+                       "a later receive of that tag may be matched wrongly", req->peer, req->tag);
+        mca_part_ucx_link_remove(&req->post.link);
+        mca_part_ucx_bucket_trim(req->post.bucket);
+        req->post.bucket = NULL;
+        return;
+    }
+    /* in its place in the list, so that the order of later receives stays */
+    tomb->req = NULL;
+    tomb->bucket = req->post.bucket;
+    tomb->link = req->post.link;
+    tomb->link.prev->next = &tomb->link;
+    tomb->link.next->prev = &tomb->link;
+    req->post.link.prev = req->post.link.next = NULL;
+    req->post.bucket = NULL;
+}
+
+/* A freed communicator: its id may come back with the next one created.
+ * Setup records still unexpected can be for no receive any more (receives
+ * are posted on a live communicator only): they go, their senders told.
+ * Receives and tombstones stay: each still owns a record on its way. */
+static int mca_part_ucx_comm_delete(ompi_communicator_t *comm, int keyval, void *attr,
+                                    void *extra)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ompi_comm_extended_cid_t cid = ompi_comm_get_extended_cid(comm);
+    mca_part_ucx_bucket_t *b, **dead = NULL;
+    mca_part_ucx_setup_msg_t *msg;
+    size_t n = 0, cap = 0, i;
+    void *key, *node = NULL;
+    size_t key_size;
+    int rc;
+
+    (void) keyval;
+    (void) attr;
+    (void) extra;
+    if (!m->initialized) {
+        return OMPI_SUCCESS;
+    }
+    OPAL_THREAD_LOCK(&m->lock);
+    for (rc = opal_hash_table_get_first_key_ptr(&m->match, &key, &key_size, (void **) &b, &node);
+         OPAL_SUCCESS == rc;
+         rc = opal_hash_table_get_next_key_ptr(&m->match, &key, &key_size, (void **) &b, node,
+                                               &node)) {
+        if (0 != memcmp(&b->key.cid, &cid, sizeof(cid)) || mca_part_ucx_link_empty(&b->unexpected)) {
+            continue;
+        }
+        if (n == cap) {
+            mca_part_ucx_bucket_t **more = realloc(dead, (cap = 2 * cap + 8) * sizeof(*dead));
+            if (NULL == more) {
+                break;
+            }
+            dead = more;
+        }
+        dead[n++] = b;
+    }
+    for (i = 0; i < n; ++i) { /* the table is not changed while walked */
+        b = dead[i];
+        while (!mca_part_ucx_link_empty(&b->unexpected)) {
+            msg = PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
+            mca_part_ucx_link_remove(&msg->link);
+            PART_UCX_VERBOSE(5, "communicator freed: setup record of rank %d tag %d matched "
+                             "no receive", msg->src, msg->tag);
+            mca_part_ucx_setup_refuse(msg, MPI_ERR_COMM);
             free(msg);
-            return;
+        }
+        mca_part_ucx_bucket_trim(b);
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    free(dead);
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_comm_track(ompi_communicator_t *comm)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ompi_attribute_fn_ptr_union_t copy_fn, del_fn;
+    void *value;
+    int flag = 0, rc;
+
+    OPAL_THREAD_LOCK(&m->lock);
+    if (MPI_KEYVAL_INVALID == m->comm_keyval) {
+        copy_fn.attr_communicator_copy_fn = (MPI_Comm_copy_attr_function *) MPI_COMM_NULL_COPY_FN;
+        del_fn.attr_communicator_delete_fn =
+            (MPI_Comm_delete_attr_function *) mca_part_ucx_comm_delete;
+        /* a reference of our own on the attribute system: our keyval is
+         * given back at finalize, after the communicators' reference */
+        rc = ompi_attr_get_ref();
+        if (OMPI_SUCCESS == rc) {
+            rc = ompi_attr_create_keyval(COMM_ATTR, copy_fn, del_fn, &m->comm_keyval, NULL, 0,
+                                         NULL);
+            if (OMPI_SUCCESS != rc) {
+                (void) ompi_attr_put_ref();
+            }
+        }
+        if (OMPI_SUCCESS != rc) {
+            m->comm_keyval = MPI_KEYVAL_INVALID;
+            OPAL_THREAD_UNLOCK(&m->lock);
+            return rc;
         }
     }
-    mca_part_ucx_link_append(&m->posted, &req->post_link);
+    rc = ompi_attr_get_c(comm->c_keyhash, m->comm_keyval, &value, &flag);
+    if (OMPI_SUCCESS == rc && !flag) {
+        rc = ompi_attr_set_c(COMM_ATTR, comm, &comm->c_keyhash, m->comm_keyval, NULL, false);
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    return rc;
 }
 
 static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    mca_part_ucx_link_t *item, *next;
-    mca_part_ucx_setup_msg_t *held;
+    mca_part_ucx_held_key_t hkey;
     uint64_t *expected;
-    bool progressed;
 
-    if (len < sizeof(*msg) || msg->rtr_rkey_len > MCA_PART_UCX_MAX_RKEY ||
-        len < sizeof(*msg) + msg->rtr_rkey_len) {
+    if (len < sizeof(*msg)) {
         PART_UCX_ERROR("malformed setup record dropped");
         free(msg);
         return;
+    }
+    /* One that cannot be used still takes its place in the sequence, and
+     * fails the receive it matches (and its sender), not every later one. */
+    msg->error = MPI_SUCCESS;
+    if (msg->rtr_rkey_len > MCA_PART_UCX_MAX_RKEY || len < sizeof(*msg) + msg->rtr_rkey_len) {
+        PART_UCX_ERROR("malformed setup record from rank %d tag %d", msg->src, msg->tag);
+        msg->error = MPI_ERR_INTERN;
     }
     PART_UCX_VERBOSE(10, "setup from %s rank %d tag %d seq %" PRIu64 " parts %" PRIu64
                      " bytes %" PRIu64, OPAL_NAME_PRINT(msg->sender), msg->src, msg->tag,
@@ -648,37 +930,38 @@ static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
 
     expected = mca_part_ucx_seq_slot(&m->seq_in, &msg->cid, &msg->sender);
     if (NULL == expected) {
+        PART_UCX_ERROR("no memory for a setup record: records from %s are stuck",
+                       OPAL_NAME_PRINT(msg->sender));
         free(msg);
         return;
     }
+    memset(&hkey, 0, sizeof(hkey));
+    hkey.cid = msg->cid;
+    hkey.sender = msg->sender;
     if (msg->seq != *expected) {
-        /* Arrived ahead of an earlier record of the same sender: hold it. */
-        msg->held = 1;
-        mca_part_ucx_link_append(&m->unexpected, &msg->link);
+        /* Arrived ahead of an earlier record of the same sender: hold it
+         * (a second one of the same number is not the sender's). */
+        void *dup = NULL;
+        hkey.seq = msg->seq;
+        if (msg->seq < *expected ||
+            OPAL_SUCCESS == opal_hash_table_get_value_ptr(&m->held, &hkey, sizeof(hkey), &dup) ||
+            OPAL_SUCCESS != opal_hash_table_set_value_ptr(&m->held, &hkey, sizeof(hkey), msg)) {
+            PART_UCX_ERROR("setup record out of sequence dropped");
+            free(msg);
+        }
         return;
     }
-    msg->held = 0;
-    ++*expected;
-    mca_part_ucx_match_msg(msg);
-
-    /* Release held records that are now in sequence. */
-    do {
-        progressed = false;
-        for (item = m->unexpected.next; item != &m->unexpected; item = next) {
-            next = item->next;
-            held = PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link);
-            if (held->held && held->seq == *expected &&
-                0 == memcmp(&held->cid, &msg->cid, sizeof(held->cid)) &&
-                0 == memcmp(&held->sender, &msg->sender, sizeof(held->sender))) {
-                mca_part_ucx_link_remove(item);
-                held->held = 0;
-                ++*expected;
-                mca_part_ucx_match_msg(held);
-                progressed = true;
-                break;
-            }
+    for (;;) {
+        ++*expected;
+        mca_part_ucx_match_msg(msg);
+        /* the next one may have been held */
+        hkey.seq = *expected;
+        if (OPAL_SUCCESS != opal_hash_table_get_value_ptr(&m->held, &hkey, sizeof(hkey),
+                                                          (void **) &msg)) {
+            break;
         }
-    } while (progressed);
+        opal_hash_table_remove_value_ptr(&m->held, &hkey, sizeof(hkey));
+    }
 }
 
 static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t len)
@@ -694,8 +977,8 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
         PART_UCX_ERROR("malformed setup answer dropped");
         return;
     }
-    req = mca_part_ucx_request_lookup(ack->sreq_id);
-    if (NULL == req || req->cookie != ack->sreq_cookie || MCA_PART_UCX_SEND != req->kind ||
+    req = mca_part_ucx_request_lookup(ack->sreq_id, ack->sreq_cookie);
+    if (NULL == req || MCA_PART_UCX_SEND != req->kind ||
         MCA_PART_UCX_SETUP_PENDING != req->setup) {
         /* Legal: the send request was freed before its setup completed. */
         PART_UCX_VERBOSE(5, "setup answer for unknown request %d dropped", ack->sreq_id);
@@ -803,16 +1086,16 @@ int mca_part_ucx_ctrl_progress(void)
         mca_part_ucx_link_remove(link);
         item = PART_UCX_CONTAINER(link, mca_part_ucx_ctrl_item_t, link);
         if (MCA_PART_UCX_AM_SETUP == item->id) {
-            /* The record is kept (as a setup message) until matched. */
-            mca_part_ucx_setup_msg_t *msg = malloc(item->len);
-            if (NULL != msg) {
-                memcpy(msg, item->data, item->len);
-                mca_part_ucx_handle_setup(msg, item->len);
-            }
+            /* The record is kept until matched, in the item's own memory
+             * (moved to its start: no allocation that could fail and lose
+             * a record here). */
+            size_t len = item->len;
+            memmove(item, item->data, len);
+            mca_part_ucx_handle_setup((mca_part_ucx_setup_msg_t *) item, len);
         } else {
             mca_part_ucx_handle_ack((const mca_part_ucx_ack_msg_t *) item->data, item->len);
+            free(item);
         }
-        free(item);
         ++count;
     }
     OPAL_THREAD_UNLOCK(&m->lock);

@@ -31,6 +31,18 @@ BEGIN_C_DECLS
 #define MCA_PART_UCX_MAX_RKEY 1024
 
 typedef struct mca_part_ucx_rkey_t mca_part_ucx_rkey_t;
+typedef struct mca_part_ucx_bucket_t mca_part_ucx_bucket_t;
+
+/* An entry of a bucket's posted list: a receive waiting for its setup
+ * record, or (req NULL) what is left of one freed before: MPI matches
+ * partitioned inits in order, so the next record of its (communicator,
+ * source, tag) is still its own, consumed and answered with an error
+ * in its place. */
+typedef struct mca_part_ucx_post_t {
+    mca_part_ucx_link_t link;
+    mca_part_ucx_request_t *req;
+    mca_part_ucx_bucket_t *bucket;  /* NULL: not posted */
+} mca_part_ucx_post_t;
 
 struct mca_part_ucx_peer_t {
     opal_process_name_t name;
@@ -46,16 +58,17 @@ struct mca_part_ucx_peer_t {
 
 /* Sender -> receiver, once per MPI_Psend_init. */
 typedef struct mca_part_ucx_setup_msg_t {
-    mca_part_ucx_link_t link;       /* local: receiver's unexpected list */
-    int32_t held;                   /* local: arrived ahead of its sequence */
+    mca_part_ucx_link_t link;       /* local: its bucket's unexpected list */
+    int32_t error;                  /* local: MPI error class of a record that could
+                                     * not be used; the receive it matches fails */
     ompi_comm_extended_cid_t cid;
     opal_process_name_t sender;
     int32_t src;                    /* sender's rank in the communicator */
     int32_t tag;
-    uint64_t seq;                   /* per (communicator, receiver) */
+    uint64_t seq;                   /* per (communicator id, receiver) */
     int32_t sreq_id;
-    uint32_t sreq_cookie;
     uint32_t rtr_rkey_len;
+    uint64_t sreq_cookie;
     uint32_t src_device;            /* send buffer in GPU memory */
     uint64_t parts;
     uint64_t total_bytes;
@@ -70,10 +83,10 @@ typedef struct mca_part_ucx_ack_msg_t {
     int32_t error;                  /* MPI error class, MPI_SUCCESS if matched */
     uint32_t buf_rkey_len;
     uint32_t flags_rkey_len;
-    uint32_t sreq_cookie;
-    uint32_t rreq_cookie;
     uint32_t am;                    /* 1: send partitions as active messages, | 2
                                      * (MCA_PART_UCX_ACK_AHEAD): one epoch ahead */
+    uint64_t sreq_cookie;
+    uint64_t rreq_cookie;
     uint64_t parts;
     uint64_t total_bytes;
     uint64_t buf_addr;
@@ -88,7 +101,8 @@ typedef struct mca_part_ucx_ack_msg_t {
  * transport that puts it into the sender's word by itself. */
 typedef struct mca_part_ucx_rtr_msg_t {
     int32_t sreq_id;
-    uint32_t sreq_cookie;
+    uint32_t pad;
+    uint64_t sreq_cookie;
     uint64_t epoch;
 } mca_part_ucx_rtr_msg_t;
 
@@ -96,7 +110,8 @@ typedef struct mca_part_ucx_rtr_msg_t {
  * every field before it writes anything. */
 typedef struct mca_part_ucx_data_hdr_t {
     int32_t rreq_id;
-    uint32_t rreq_cookie;
+    uint32_t pad;
+    uint64_t rreq_cookie;
     uint64_t epoch;
     uint64_t part;
     uint64_t count;                 /* data of partitions part .. part + count - 1,
@@ -132,11 +147,20 @@ int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *b
                            size_t len, void **op);
 void mca_part_ucx_op_release(void **op);
 
-uint64_t mca_part_ucx_next_seq(ompi_communicator_t *comm, const opal_process_name_t *peer);
+/* Send a setup record with the next sequence number of its (communicator
+ * id, receiver); the number is used only if the send starts. */
+int mca_part_ucx_ctrl_send_setup(mca_part_ucx_peer_t *peer, ompi_communicator_t *comm,
+                                 mca_part_ucx_setup_msg_t *msg, size_t len, void **op);
 
 /* Receiver side matching of a new MPI_Precv_init against setup records
  * that came first; the caller holds the module lock. */
-void mca_part_ucx_match_posted(mca_part_ucx_request_t *req);
+int mca_part_ucx_match_posted(mca_part_ucx_request_t *req);
+/* A receive freed before its record came: leave its place to a
+ * tombstone; the caller holds the module lock. */
+void mca_part_ucx_match_withdraw(mca_part_ucx_request_t *req);
+/* The communicator's matching state goes when it is freed (an attribute
+ * with a delete callback, set at its first partitioned init). */
+int mca_part_ucx_comm_track(ompi_communicator_t *comm);
 
 /* Handle control messages queued by the AM callbacks (outside them, where
  * blocking UCX calls are allowed). */

@@ -11,6 +11,7 @@
 
 #include "opal/mca/common/ucx/common_ucx.h"
 #include "opal/util/show_help.h"
+#include "ompi/attribute/attribute.h"
 #include "ompi/proc/proc.h"
 #include "ompi/runtime/mpiruntime.h"
 
@@ -136,9 +137,13 @@ int mca_part_ucx_module_init(bool enable_mpi_threads)
     opal_hash_table_init(&m->peers, 64);
     opal_hash_table_init(&m->seq_in, 64);
     opal_hash_table_init(&m->seq_out, 64);
+    OBJ_CONSTRUCT(&m->match, opal_hash_table_t);
+    OBJ_CONSTRUCT(&m->held, opal_hash_table_t);
+    opal_hash_table_init(&m->match, 256);
+    opal_hash_table_init(&m->held, 64);
+    opal_atomic_lock_init(&m->requests_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+    m->comm_keyval = MPI_KEYVAL_INVALID;
     opal_pointer_array_init(&m->requests, 64, INT32_MAX, 64);
-    mca_part_ucx_link_init(&m->posted);
-    mca_part_ucx_link_init(&m->unexpected);
     mca_part_ucx_link_init(&m->active);
     m->num_active = 0;
     m->initialized = true;
@@ -166,6 +171,12 @@ int mca_part_ucx_module_fini(void)
         return OMPI_SUCCESS;
     }
 
+    if (MPI_KEYVAL_INVALID != m->comm_keyval) {
+        /* attributes still set keep it until their communicators go */
+        (void) ompi_attr_free_keyval(COMM_ATTR, &m->comm_keyval, false);
+        (void) ompi_attr_put_ref();
+        m->comm_keyval = MPI_KEYVAL_INVALID;
+    }
     mca_part_ucx_ctrl_fini();
     mca_part_ucx_dev_fini(); /* takes the module lock */
     if (NULL != m->context) {
@@ -185,6 +196,8 @@ int mca_part_ucx_module_fini(void)
         m->context = NULL;
     }
     OBJ_DESTRUCT(&m->requests);
+    OBJ_DESTRUCT(&m->held);
+    OBJ_DESTRUCT(&m->match);
     OBJ_DESTRUCT(&m->seq_out);
     OBJ_DESTRUCT(&m->seq_in);
     OBJ_DESTRUCT(&m->peers);

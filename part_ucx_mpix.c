@@ -55,7 +55,7 @@ int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
     if (MCA_PART_UCX_RECV == req->kind) {
         /* The sender learns readiness from this put: make sure it is out. */
         mca_part_ucx_recv_rtr_flush(req);
-        mca_part_ucx_op_release(&req->rtr_op);
+        mca_part_ucx_recv_rtr_wait(req);
     }
     return MPI_SUCCESS;
 }

@@ -184,6 +184,17 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
     ucp_request_param_t param = {0};
     ucs_status_ptr_t op;
 
+    /* MPI_Start and progress (a setup that matched late, an owed RTR) may
+     * both send: one at a time, each waiting out the one before, whose
+     * source it reuses. */
+    opal_atomic_lock(&req->rtr_op_lock);
+    if (req->rtr_value >= req->epoch) {
+        /* sent already (MPI_Start and a late match both may try): a second
+         * put could land after the sender freed its request, in a word the
+         * pool has given another one */
+        opal_atomic_unlock(&req->rtr_op_lock);
+        return;
+    }
     mca_part_ucx_op_release(&req->rtr_op);
     req->rtr_value = req->epoch;
     if (req->rtr_am) {
@@ -195,15 +206,24 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
                          req->remote_rtr, req->rtr_rkey, &param);
     }
     if (UCS_PTR_IS_ERR(op)) {
+        opal_atomic_unlock(&req->rtr_op_lock);
         PART_UCX_ERROR("ready-to-receive to rank %d failed: %s", req->peer,
                        ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
         return;
     }
     req->rtr_op = UCS_PTR_IS_PTR(op) ? op : NULL;
+    opal_atomic_unlock(&req->rtr_op_lock);
     if (push) { /* the sender may be spinning on MPI_Pready */
         ucp_worker_progress(mca_part_ucx_module.workers[0]);
     }
+}
+
+void mca_part_ucx_recv_rtr_wait(mca_part_ucx_request_t *req)
+{
+    opal_atomic_lock(&req->rtr_op_lock);
+    mca_part_ucx_op_release(&req->rtr_op);
+    opal_atomic_unlock(&req->rtr_op_lock);
 }
 
 /* One epoch ahead, MPI_Start owes the sender this epoch's ready-to-receive:
@@ -292,6 +312,7 @@ static void mca_part_ucx_rndv_done(void *op, ucs_status_t status, size_t length,
     } else {
         mca_part_ucx_request_fail(r->req, MPI_ERR_INTERN);
     }
+    mca_part_ucx_request_put(r->req);
     free(r);
     ucp_request_free(op);
 }
@@ -306,8 +327,8 @@ static bool mca_part_ucx_recv_hdr_ok(const mca_part_ucx_request_t *req,
 {
     size_t left;
 
-    if (NULL == req || req->cookie != hdr->rreq_cookie || MCA_PART_UCX_RECV != req->kind ||
-        !req->am || MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != epoch ||
+    if (NULL == req || MCA_PART_UCX_RECV != req->kind || !req->am ||
+        MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != epoch ||
         hdr->part >= req->remote_parts) {
         return false;
     }
@@ -374,10 +395,14 @@ static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_
     param.cb.recv_am = mca_part_ucx_rndv_done;
     param.user_data = r;
     param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
+    /* the request is held until the data is in (a failed one may be
+     * completed and freed before) */
+    opal_atomic_add_fetch_32(&req->handlers, 1);
     op = ucp_am_recv_data_nbx(worker, data, dst, length, &param);
     if (UCS_PTR_IS_PTR(op)) {
         return;
     }
+    mca_part_ucx_request_put(req);
     if (UCS_OK == UCS_PTR_STATUS(op)) {
         mca_part_ucx_recv_arrived(req, hdr->part, hdr->count, hdr->epoch);
     } else {
@@ -422,7 +447,8 @@ static ucs_status_t mca_part_ucx_recv_hold(ucp_worker_h worker, mca_part_ucx_req
 ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
                                     void *data, size_t length, bool rndv)
 {
-    mca_part_ucx_request_t *req = mca_part_ucx_request_lookup(hdr->rreq_id);
+    /* held until done with: another thread may be freeing the request */
+    mca_part_ucx_request_t *req = mca_part_ucx_request_get(hdr->rreq_id, hdr->rreq_cookie);
     ucs_status_t status = UCS_OK;
     bool now, early = false;
 
@@ -449,6 +475,9 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         if (rndv) {
             ucp_am_data_release(worker, data);
         }
+    }
+    if (NULL != req) {
+        mca_part_ucx_request_put(req);
     }
     return status;
 }
@@ -478,6 +507,10 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
 int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 {
     req->scan = 0;
+    /* against mca_part_ucx_recv_matched on another thread: it stores the
+     * setup then reads the state, this the other way round, so that at
+     * least one of the two sends the ready-to-receive */
+    opal_atomic_mb();
     if (MCA_PART_UCX_SETUP_DONE != req->setup) {
         return OMPI_SUCCESS; /* the match sends the RTR */
     }
@@ -769,6 +802,7 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
          * once, and a handler on another thread must take it. */
         opal_atomic_wmb();
         req->setup = MCA_PART_UCX_SETUP_DONE;
+        opal_atomic_mb(); /* before the state is read: see mca_part_ucx_recv_start */
     }
     rc = mca_part_ucx_recv_answer(req, msg, error);
     if (MPI_SUCCESS != error || OMPI_SUCCESS != rc) {
@@ -821,8 +855,17 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
         if (req->device) {
             mca_part_ucx_device_copy_in_warm(); /* eager GPU data is copied in a callback */
         }
-        mca_part_ucx_match_posted(req);
+        if (OMPI_SUCCESS != mca_part_ucx_comm_track(comm)) {
+            /* only what a freed communicator leaves behind stays longer */
+            PART_UCX_VERBOSE(5, "communicator %s not tracked for its free", comm->c_name);
+        }
+        rc = mca_part_ucx_match_posted(req);
         OPAL_THREAD_UNLOCK(&m->lock);
+        if (OMPI_SUCCESS != rc) {
+            ompi_request_t *r = &req->super;
+            (void) req->super.req_free(&r);
+            return MPI_ERR_NO_MEM;
+        }
     }
     *request = &req->super;
     return OMPI_SUCCESS;
@@ -833,7 +876,7 @@ void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     mca_part_ucx_held_t *h;
 
-    mca_part_ucx_op_release(&req->rtr_op);
+    mca_part_ucx_recv_rtr_wait(req);
     req->rtr_rkey = NULL; /* the peer's (mca_part_ucx_peer_rkey) */
     if (NULL != req->remote) {
         opal_atomic_lock(&req->remote->rtr_lock);

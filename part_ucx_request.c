@@ -28,11 +28,14 @@ static void mca_part_ucx_request_construct(mca_part_ucx_request_t *req)
     req->super.req_cancel = mca_part_ucx_request_cancel;
     req->id = -1;
     opal_atomic_lock_init(&req->held_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+    opal_atomic_lock_init(&req->rtr_op_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
 }
 
 OBJ_CLASS_INSTANCE(mca_part_ucx_request_t, ompi_request_t, mca_part_ucx_request_construct, NULL);
 
-static opal_atomic_int32_t mca_part_ucx_cookie;
+/* 64 bits: a request id reused within a process's life never comes back
+ * with a cookie an old message could carry. */
+static opal_atomic_int64_t mca_part_ucx_cookie;
 
 /* The MPI layer checks only the request pointer for the partitioned init
  * calls; everything else is checked here. Receives name their peer and tag:
@@ -82,12 +85,35 @@ int mca_part_ucx_check_args(const void *buf, size_t parts, size_t count,
     return MPI_SUCCESS;
 }
 
-mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id)
+mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id, uint64_t cookie)
 {
+    mca_part_ucx_request_t *req;
+
     if (id < 0) {
         return NULL;
     }
-    return opal_pointer_array_get_item(&mca_part_ucx_module.requests, id);
+    req = opal_pointer_array_get_item(&mca_part_ucx_module.requests, id);
+    return (NULL != req && req->cookie == cookie) ? req : NULL;
+}
+
+mca_part_ucx_request_t *mca_part_ucx_request_get(int32_t id, uint64_t cookie)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_request_t *req;
+
+    opal_atomic_lock(&m->requests_lock);
+    req = mca_part_ucx_request_lookup(id, cookie);
+    if (NULL != req) {
+        opal_atomic_add_fetch_32(&req->handlers, 1);
+    }
+    opal_atomic_unlock(&m->requests_lock);
+    return req;
+}
+
+void mca_part_ucx_request_put(mca_part_ucx_request_t *req)
+{
+    opal_atomic_wmb(); /* what the callback wrote, before the release sees it gone */
+    opal_atomic_add_fetch_32(&req->handlers, -1);
 }
 
 void mca_part_ucx_request_init_base(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
@@ -118,10 +144,12 @@ int mca_part_ucx_request_register(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
 
+    req->cookie = (uint64_t) opal_atomic_add_fetch_64(&mca_part_ucx_cookie, 1);
     OPAL_THREAD_LOCK(&m->lock);
+    opal_atomic_lock(&m->requests_lock);
     req->id = opal_pointer_array_add(&m->requests, req);
+    opal_atomic_unlock(&m->requests_lock);
     OPAL_THREAD_UNLOCK(&m->lock);
-    req->cookie = (uint32_t) opal_atomic_add_fetch_32(&mca_part_ucx_cookie, 1);
     return (req->id < 0) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
@@ -179,13 +207,22 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
         mca_part_ucx_dev_release(req); /* a device request not freed by the user */
     }
     OPAL_THREAD_LOCK(&m->lock);
-    if (mca_part_ucx_link_linked(&req->post_link)) {
-        mca_part_ucx_link_remove(&req->post_link); /* a receive never matched */
-    }
+    mca_part_ucx_match_withdraw(req); /* a receive never matched */
     if (req->id >= 0) {
+        opal_atomic_lock(&m->requests_lock);
         opal_pointer_array_set_item(&m->requests, req->id, NULL);
+        opal_atomic_unlock(&m->requests_lock);
     }
     OPAL_THREAD_UNLOCK(&m->lock);
+    /* No callback finds it any more; one that did (a late ready-to-receive,
+     * a partition message on another thread, a rendezvous still fetching
+     * data of a failed epoch) may still be writing into it: wait for it. */
+    while (0 != req->handlers) {
+        for (i = 0; i < m->num_workers; ++i) {
+            ucp_worker_progress(m->workers[i]);
+        }
+    }
+    opal_atomic_rmb();
 
     if (MCA_PART_UCX_SEND == req->kind) {
         mca_part_ucx_send_release(req);
@@ -215,7 +252,12 @@ static int mca_part_ucx_request_free(ompi_request_t **request)
 {
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) *request;
 
-    if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
+    /* A request complete but not waited for (its MPI_Start failed, say) has
+     * nothing under way any more; a collective only once it failed (its
+     * channels may still be busy after it completed). */
+    if (OMPI_REQUEST_ACTIVE == req->super.req_state &&
+        (REQUEST_COMPLETED != req->super.req_complete || mca_part_ucx_link_linked(&req->link) ||
+         (MCA_PART_UCX_COLL == req->kind && MCA_PART_UCX_SETUP_FAILED != req->setup))) {
         return MPI_ERR_REQUEST;
     }
     mca_part_ucx_request_release(req);
@@ -272,21 +314,30 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
 {
     mca_part_ucx_request_t *req;
     size_t i;
-    int rc;
+    int rc, first_error = OMPI_SUCCESS;
 
+    /* Starting an active request is erroneous: then none starts (MPI_Startall
+     * must not leave some of its requests started and others not). */
+    for (i = 0; i < count; ++i) {
+        req = (mca_part_ucx_request_t *) requests[i];
+        if (NULL != req && OMPI_REQUEST_PART == req->super.req_type &&
+            OMPI_REQUEST_ACTIVE == req->super.req_state) {
+            return MPI_ERR_REQUEST;
+        }
+    }
     for (i = 0; i < count; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         if (NULL == req || OMPI_REQUEST_PART != req->super.req_type) {
             continue;
         }
-        if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
-            return MPI_ERR_REQUEST;
-        }
         req->super.req_state = OMPI_REQUEST_ACTIVE;
         req->super.req_status.MPI_ERROR = OMPI_SUCCESS;
         req->super.req_status._cancelled = 0;
         req->super.req_complete = REQUEST_PENDING;
-        ++req->epoch;
+        /* Callbacks on other threads read the epoch (a late ready-to-receive,
+         * an early partition, a setup answer): the new one is seen whole,
+         * and before anything this start sends. */
+        opal_atomic_add_fetch_64((opal_atomic_int64_t *) &req->epoch, 1);
         if (NULL != req->dev) {
             mca_part_ucx_dev_start(req);
         }
@@ -300,9 +351,20 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
              : (MCA_PART_UCX_RECV == req->kind) ? mca_part_ucx_recv_start(req)
                                                 : mca_part_ucx_coll_start(req);
         if (OMPI_SUCCESS != rc) {
-            return rc;
+            /* Started and failed: complete with the error, which MPI_Wait
+             * reports (MPI_Startall drops its callee's return code); the
+             * request is left failed, as one whose setup failed. The others
+             * start all the same. */
+            rc = (rc < 0) ? ((OMPI_ERR_OUT_OF_RESOURCE == rc) ? MPI_ERR_NO_MEM : MPI_ERR_INTERN)
+                          : rc;
+            mca_part_ucx_request_fail(req, rc);
+            mca_part_ucx_request_complete(req);
+            if (OMPI_SUCCESS == first_error) {
+                first_error = rc;
+            }
+            continue;
         }
         mca_part_ucx_request_activate(req);
     }
-    return OMPI_SUCCESS;
+    return first_error;
 }

@@ -42,9 +42,11 @@ struct mca_part_ucx_request_t {
     ompi_request_t super;
     mca_part_ucx_kind_t kind;
     mca_part_ucx_link_t link;       /* the module's active list */
-    mca_part_ucx_link_t post_link;  /* receive: posted list until matched */
+    mca_part_ucx_post_t post;       /* receive: in its bucket until matched */
     int32_t id;                     /* index in the module's request table */
-    uint32_t cookie;                /* tells a reused id from the old request */
+    uint64_t cookie;                /* tells a reused id from the old request: unique
+                                     * for the life of the process */
+    opal_atomic_int32_t handlers;   /* AM callbacks using the request now */
 
     ompi_communicator_t *comm;
     int peer;                       /* rank in comm (remote group if inter) */
@@ -125,6 +127,8 @@ struct mca_part_ucx_request_t {
                                      * 2e - 1 while a thread unpacks it */
     uint64_t rtr_value;             /* put source for the ready-to-receive */
     void *rtr_op;                   /* outstanding RTR put, NULL when none */
+    opal_atomic_lock_t rtr_op_lock; /* rtr_op and its source: MPI_Start, progress,
+                                     * MPIX_Pbuf_prepare may send or release it */
     bool rtr_am;                    /* receive: RTR as a message (mca_part_ucx_rtr_by_am) */
     mca_part_ucx_rtr_msg_t rtr_msg; /* its source */
     /* Epoch ahead (part_ucx_epoch_ahead_bytes; both sides): the sender may send an
@@ -169,7 +173,11 @@ static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_request_t *req
 }
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
 void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);
-mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id);
+/* The live request of this id and cookie, or NULL. _get (from AM callbacks,
+ * any thread) holds it until _put: its release waits for that. */
+mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id, uint64_t cookie);
+mca_part_ucx_request_t *mca_part_ucx_request_get(int32_t id, uint64_t cookie);
+void mca_part_ucx_request_put(mca_part_ucx_request_t *req);
 
 /* part_ucx_sendreq.c */
 int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
@@ -232,6 +240,8 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
 void mca_part_ucx_recv_release(mca_part_ucx_request_t *req);
 /* One epoch ahead: the ready-to-receive of this epoch, if not sent yet. */
 void mca_part_ucx_recv_rtr_flush(mca_part_ucx_request_t *req);
+/* Until the ready-to-receive sent last is out (any thread). */
+void mca_part_ucx_recv_rtr_wait(mca_part_ucx_request_t *req);
 /* One epoch ahead: a ready-to-receive owed to `peer`, to ride on a partition
  * message to it (rtr->epoch 0: none). */
 void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_t *rtr);

@@ -640,20 +640,24 @@ int mca_part_ucx_send_start(mca_part_ucx_request_t *req)
 
 void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg)
 {
-    mca_part_ucx_request_t *req = mca_part_ucx_request_lookup(msg->sreq_id);
+    /* held until written: another thread may be freeing the request */
+    mca_part_ucx_request_t *req = mca_part_ucx_request_get(msg->sreq_id, msg->sreq_cookie);
     volatile uint64_t *word;
 
-    if (NULL == req || MCA_PART_UCX_SEND != req->kind || req->cookie != msg->sreq_cookie ||
-        NULL == req->rtr_block.addr) {
+    if (NULL == req || MCA_PART_UCX_SEND != req->kind || NULL == req->rtr_block.addr) {
         /* One epoch ahead, a sender may complete and free its request
          * before the receiver's last ready-to-receive comes. */
         PART_UCX_VERBOSE(5, "ready-to-receive for no live send dropped");
+        if (NULL != req) {
+            mca_part_ucx_request_put(req);
+        }
         return;
     }
     word = req->rtr_block.addr;
     if (msg->epoch > *word) { /* epochs only grow: a late message changes nothing */
         *word = msg->epoch;
     }
+    mca_part_ucx_request_put(req);
 }
 
 void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req)
@@ -743,6 +747,13 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     }
 
     rkey = mca_part_ucx_block_rkey(&req->rtr_block, &rkey_len);
+    if (rkey_len > MCA_PART_UCX_MAX_RKEY) {
+        /* the receiver could not take it: fail here, never on the way */
+        PART_UCX_ERROR("ready-to-receive key of %zu bytes, more than %d", rkey_len,
+                       MCA_PART_UCX_MAX_RKEY);
+        rc = MPI_ERR_OTHER;
+        goto err;
+    }
     msg = calloc(1, sizeof(*msg) + rkey_len);
     if (NULL == msg) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
@@ -752,7 +763,6 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     msg->sender = ompi_proc_local()->super.proc_name;
     msg->src = ompi_comm_rank(comm);
     msg->tag = tag;
-    msg->seq = mca_part_ucx_next_seq(comm, &proc->super.proc_name);
     msg->sreq_id = req->id;
     msg->sreq_cookie = req->cookie;
     msg->parts = parts;
@@ -765,8 +775,8 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
 
     /* The setup record goes out now; the receiver answers through progress,
      * so this call stays local. */
-    rc = mca_part_ucx_ctrl_send(req->remote, MCA_PART_UCX_AM_SETUP, msg,
-                                sizeof(*msg) + rkey_len, &req->ctrl_op);
+    rc = mca_part_ucx_ctrl_send_setup(req->remote, comm, msg, sizeof(*msg) + rkey_len,
+                                      &req->ctrl_op);
     if (OMPI_SUCCESS != rc) {
         goto err;
     }
