@@ -477,7 +477,8 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
         st = &c->steps[s];
         for (i = 0; i < st->nin; ++i) {
             flag = 0;
-            rc = mca_part_ucx_arrived((mca_part_ucx_request_t *) c->chans[c->ins[st->in0 + i]].req, p, p,
+            ch = &c->chans[c->ins[st->in0 + i]];
+            rc = mca_part_ucx_arrived((mca_part_ucx_request_t *) ch->req, p, p,
                                       &flag); /* no progress: we are inside it */
             if (OMPI_SUCCESS != rc) {
                 return rc;
