@@ -477,7 +477,8 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
         st = &c->steps[s];
         for (i = 0; i < st->nin; ++i) {
             flag = 0;
-            rc = mca_part_ucx_arrived((mca_part_ucx_request_t *) c->chans[c->ins[st->in0 + i]].req, p, p,
+            ch = &c->chans[c->ins[st->in0 + i]];
+            rc = mca_part_ucx_arrived((mca_part_ucx_request_t *) ch->req, p, p,
                                       &flag); /* no progress: we are inside it */
             if (OMPI_SUCCESS != rc) {
                 return rc;
@@ -716,14 +717,24 @@ bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
     return true;
 }
 
+/* MPIX_Pbuf_prepare: every channel of this epoch ready. A rank that only
+ * forwards (a bcast's non-root) may have finished the epoch before it asks,
+ * its channels already made inactive by the progress of another thread:
+ * those need nothing more. The lock (also where threads are not in use)
+ * keeps the collective's progress, which only tries it, from ending the
+ * epoch while we look; the channels progress on their own meanwhile. */
 int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_coll_t *c = req->coll;
     int i, rc = MPI_SUCCESS;
 
+    opal_mutex_lock(&c->lock);
     for (i = 0; i < c->nchans && MPI_SUCCESS == rc; ++i) {
-        rc = mca_part_ucx_pbuf_prepare(c->chans[i].req);
+        if (OMPI_REQUEST_ACTIVE == c->chans[i].req->req_state) {
+            rc = mca_part_ucx_pbuf_prepare(c->chans[i].req);
+        }
     }
+    opal_mutex_unlock(&c->lock);
     return rc;
 }
 

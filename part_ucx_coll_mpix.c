@@ -363,7 +363,8 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
             c->acc = c->owned;
         }
         if (NULL == c->state || NULL == c->pend || NULL == c->user_ready ||
-            NULL == c->ready_count || (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
+            NULL == c->ready_count ||
+            (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
             rc = MPI_ERR_NO_MEM;
         } else if (c->device) {
             rc = mca_part_ucx_coll_device(c);
