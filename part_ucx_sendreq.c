@@ -607,9 +607,10 @@ int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *reques
     if (NULL != req->dev && mca_part_ucx_dev_group(req) > 1) {
         /* kernels complete whole groups: a host-readied partition of one
          * would leave its group waiting for calls that never come */
-        static bool told = false;
-        if (!told) {
-            told = true;
+        /* once a process; opal_show_help's parser is not reentrant */
+        static opal_atomic_int32_t told = 0;
+        int32_t never = 0;
+        if (opal_atomic_compare_exchange_strong_32(&told, &never, 1)) {
             opal_show_help("help-part-ucx.txt", "host pready grouped", true,
                            (int) mca_part_ucx_dev_group(req),
                            (unsigned long) (mca_part_ucx_dev_group(req) * req->part_bytes));
