@@ -39,6 +39,22 @@ static int t_failures = 0;
         }                                                                      \
     } while (0)
 
+/* The error class of a return code (MPI_SUCCESS stays itself). */
+static inline int t_class(int rc)
+{
+    int c = rc;
+    if (MPI_SUCCESS != rc) MPI_Error_class(rc, &c);
+    return c;
+}
+
+/* A call that must fail with (or succeed as) class `want`. */
+#define T_EXPECT(call, want)                                                   \
+    do {                                                                       \
+        int _c = t_class(call);                                                \
+        T_CHECK(_c == (want), "%s gave class %d, expected %s (%d)", #call, _c, \
+                #want, (int) (want));                                          \
+    } while (0)
+
 static inline int32_t t_value(int src, long epoch, long part, long idx)
 {
     uint32_t v = (uint32_t) src * 2654435761u ^ (uint32_t) epoch * 40503u ^

@@ -42,13 +42,6 @@ static void *poll_one(void *arg)
     return NULL;
 }
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (MPI_SUCCESS != rc) MPI_Error_class(rc, &c);
-    return c;
-}
-
 /* Small integer values, so that every reduction order gives the same
  * double and products stay exact. */
 static int value(int rank, int epoch, int part, long idx, int prod)
@@ -170,7 +163,7 @@ int main(int argc, char **argv)
         T_MPI(MPI_Start(&req));
         if (prepare) T_MPI(MPIX_Pbuf_prepare(&req)); /* every participant's buffers ready */
         if (errors && 1 == e) {
-            int c = cls(MPI_Pready(parts, req));
+            int c = t_class(MPI_Pready(parts, req));
             T_CHECK(MPI_ERR_ARG == c, "MPI_Pready out of range gave class %d", c);
         }
         int check = (C_REDUCE != coll) || rank == root;
@@ -193,11 +186,11 @@ int main(int argc, char **argv)
                 for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req));
             }
             if (errors && 1 == e) {
-                int c = cls(MPI_Pready(0, req));
+                int c = t_class(MPI_Pready(0, req));
                 T_CHECK(MPI_ERR_ARG == c, "second MPI_Pready of a partition gave class %d", c);
             }
         } else if (errors && 1 == e) {
-            int c = cls(MPI_Pready(0, req));
+            int c = t_class(MPI_Pready(0, req));
             T_CHECK(MPI_ERR_REQUEST == c, "MPI_Pready by a bcast receiver gave class %d", c);
         }
         if (threads && check) {
@@ -248,36 +241,36 @@ int main(int argc, char **argv)
     }
     if (errors) {
         MPI_Request bad;
-        int c = cls(MPIX_Pallreduce_init(sbuf, rbuf, -1, count, type, op, MPI_COMM_WORLD,
+        int c = t_class(MPIX_Pallreduce_init(sbuf, rbuf, -1, count, type, op, MPI_COMM_WORLD,
                                          MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_ARG == c, "-1 partitions gave class %d", c);
-        c = cls(MPIX_Pbcast_init(rbuf, parts, count, type, size, MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
+        c = t_class(MPIX_Pbcast_init(rbuf, parts, count, type, size, MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_ROOT == c, "root out of range gave class %d", c);
-        c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, MPI_OP_NULL, MPI_COMM_WORLD,
+        c = t_class(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, MPI_OP_NULL, MPI_COMM_WORLD,
                                      MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_OP == c, "MPI_OP_NULL gave class %d", c);
         MPI_Op noncommute;
         MPI_Op_create(user_sum, 0, &noncommute); /* declared non-commutative */
-        c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, MPI_INT, noncommute,
+        c = t_class(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, MPI_INT, noncommute,
                                      MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_OP == c, "a non-commutative op gave class %d", c);
-        c = cls(MPIX_Preduce_init(sbuf, rbuf, parts, count, MPI_INT, noncommute, 0,
+        c = t_class(MPIX_Preduce_init(sbuf, rbuf, parts, count, MPI_INT, noncommute, 0,
                                   MPI_COMM_WORLD, MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_OP == c, "a non-commutative op (reduce) gave class %d", c);
         MPI_Info bad_info;
         MPI_Info_create(&bad_info);
         MPI_Info_set(bad_info, "mpix_allreduce_algorithm", "bogus");
-        c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+        c = t_class(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
                                      bad_info, &bad));
         T_CHECK(MPI_ERR_INFO_VALUE == c, "a bad mpix_allreduce_algorithm gave class %d", c);
         MPI_Info_set(bad_info, "mpix_allreduce_algorithm", "auto");
         MPI_Info_set(bad_info, "mpix_coll_transport_bytes", "-1");
-        c = cls(MPIX_Pbcast_init(rbuf, parts, count, type, 0, MPI_COMM_WORLD, bad_info, &bad));
+        c = t_class(MPIX_Pbcast_init(rbuf, parts, count, type, 0, MPI_COMM_WORLD, bad_info, &bad));
         T_CHECK(MPI_ERR_INFO_VALUE == c, "a bad mpix_coll_transport_bytes gave class %d", c);
         MPI_Info_free(&bad_info);
         MPI_Op_free(&noncommute);
         T_MPI(MPI_Start(&req));
-        c = cls(MPI_Request_free(&req));
+        c = t_class(MPI_Request_free(&req));
         T_CHECK(MPI_ERR_REQUEST == c, "freeing an active collective gave class %d", c);
         if (C_BCAST != coll || rank == root) T_MPI(MPI_Pready_range(0, parts - 1, req));
         T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
@@ -286,7 +279,7 @@ int main(int argc, char **argv)
     if (errors && derived) {
         /* Open MPI defines predefined ops on predefined types only */
         MPI_Request bad;
-        int c = cls(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, MPI_SUM, MPI_COMM_WORLD,
+        int c = t_class(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, type, MPI_SUM, MPI_COMM_WORLD,
                                          MPI_INFO_NULL, &bad));
         T_CHECK(MPI_ERR_OP == c, "MPI_SUM on a derived type gave class %d", c);
     }

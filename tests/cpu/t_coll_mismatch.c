@@ -31,13 +31,6 @@ static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
     for (int i = 0; i < *len; ++i) ((int *) inout)[i] += ((int *) in)[i];
 }
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (MPI_SUCCESS != rc) MPI_Error_class(rc, &c);
-    return c;
-}
-
 /* One init of any kind; buffers as given. */
 static int init(int kind, const void *sbuf, void *rbuf, int parts, int count, MPI_Datatype type,
                 MPI_Op op, int root, MPI_Info info, MPI_Request *req)
@@ -61,7 +54,7 @@ static int init(int kind, const void *sbuf, void *rbuf, int parts, int count, MP
  * rank's class is the same where `same`. */
 static void expect_error(const char *what, int rc, int want, int same, MPI_Request *req)
 {
-    int c = cls(rc), lo, hi;
+    int c = t_class(rc), lo, hi;
     T_CHECK(MPI_SUCCESS != c, "%s: the init succeeded", what);
     T_CHECK(0 == want || want == c, "%s: class %d, not %d", what, c, want);
     if (MPI_SUCCESS == c) MPI_Request_free(req);
@@ -91,7 +84,7 @@ static void run(const char *what, int kind, int parts, int count, MPI_Datatype t
     if (C_REDUCE == kind && rank != root) r = nonroot_recv;
     rc = init(kind, send_in_place ? MPI_IN_PLACE : sbuf, r, parts, count, type, op, root, info,
               &req);
-    T_CHECK(MPI_SUCCESS == rc, "%s: init gave class %d", what, cls(rc));
+    T_CHECK(MPI_SUCCESS == rc, "%s: init gave class %d", what, t_class(rc));
     if (MPI_SUCCESS != rc) goto out;
     for (int e = 1; e <= epochs; ++e) {
         for (long j = 0; j < sn; ++j) mine[j] = value(rank, e, j);

@@ -9,20 +9,6 @@
  * Ranks 0 and 1 exchange; other ranks run the local checks only. */
 #include "../tutil.h"
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (MPI_SUCCESS != rc) MPI_Error_class(rc, &c);
-    return c;
-}
-
-#define EXPECT(call, want)                                                        \
-    do {                                                                          \
-        int _c = cls(call);                                                       \
-        T_CHECK(_c == (want), "%s gave class %d, expected %s (%d)", #call, _c,    \
-                #want, (int) (want));                                             \
-    } while (0)
-
 /* One checked exchange from rank 0 to rank 1 on `tag`: parts x count ints. */
 static void exchange(int rank, int parts, int count, int tag, int epochs)
 {
@@ -81,14 +67,14 @@ static void empty(int rank, int parts, int count, int tag, int epochs)
         T_MPI(MPI_Start(&req));
         if (0 == rank) {
             for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(p, req));
-            EXPECT(MPI_Pready(parts, req), MPI_ERR_ARG); /* no such partition */
+            T_EXPECT(MPI_Pready(parts, req), MPI_ERR_ARG); /* no such partition */
         } else {
             for (int p = 0; p < parts; ++p) {
                 do {
                     T_MPI(MPI_Parrived(req, p, &flag));
                 } while (!flag);
             }
-            EXPECT(MPI_Parrived(req, parts, &flag), MPI_ERR_ARG);
+            T_EXPECT(MPI_Parrived(req, parts, &flag), MPI_ERR_ARG);
         }
         T_MPI(MPI_Wait(&req, &st));
         if (1 == rank) {
@@ -118,17 +104,17 @@ int main(int argc, char **argv)
     flag = 0;
     T_MPI(MPI_Parrived(MPI_REQUEST_NULL, 0, &flag));
     T_CHECK(flag, "MPI_Parrived(MPI_REQUEST_NULL) gave flag 0");
-    EXPECT(MPI_Parrived(MPI_REQUEST_NULL, 0, NULL), MPI_ERR_ARG);
+    T_EXPECT(MPI_Parrived(MPI_REQUEST_NULL, 0, NULL), MPI_ERR_ARG);
     T_MPI(MPI_Send_init(buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &preq));
-    EXPECT(MPI_Parrived(preq, 0, &flag), MPI_ERR_REQUEST);
+    T_EXPECT(MPI_Parrived(preq, 0, &flag), MPI_ERR_REQUEST);
     T_MPI(MPI_Request_free(&preq));
     T_MPI(MPI_Precv_init(buf, 4, 2, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, MPI_INFO_NULL,
                          &req));
     flag = 0;
     T_MPI(MPI_Parrived(req, 1, &flag));
     T_CHECK(flag, "MPI_Parrived of a never-started receive gave flag 0");
-    EXPECT(MPI_Parrived(req, 4, &flag), MPI_ERR_ARG);
-    EXPECT(MPI_Parrived(req, -1, &flag), MPI_ERR_ARG);
+    T_EXPECT(MPI_Parrived(req, 4, &flag), MPI_ERR_ARG);
+    T_EXPECT(MPI_Parrived(req, -1, &flag), MPI_ERR_ARG);
 
     /* MPI_PROC_NULL: complete at once, null-process status, every epoch */
     for (int e = 0; e < 3; ++e) {
@@ -162,9 +148,9 @@ int main(int argc, char **argv)
     T_MPI(MPI_Request_free(&req));
 
     /* NULL buffers: an error only where data would move */
-    EXPECT(MPI_Psend_init(NULL, 2, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+    T_EXPECT(MPI_Psend_init(NULL, 2, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
            MPI_ERR_BUFFER);
-    EXPECT(MPI_Precv_init(NULL, 2, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+    T_EXPECT(MPI_Precv_init(NULL, 2, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
            MPI_ERR_BUFFER);
 
     if (rank < 2 && size >= 2) {

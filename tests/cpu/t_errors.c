@@ -4,20 +4,6 @@
 #include "../tutil.h"
 #include <mpix_part.h>
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (MPI_SUCCESS != rc) MPI_Error_class(rc, &c);
-    return c;
-}
-
-#define EXPECT(call, want)                                                        \
-    do {                                                                          \
-        int _c = cls(call);                                                       \
-        T_CHECK(_c == (want), "%s gave class %d, expected %s (%d)", #call, _c,    \
-                #want, (int) (want));                                             \
-    } while (0)
-
 int main(int argc, char **argv)
 {
     int rank, size, buf[64], rbuf[64];
@@ -29,15 +15,15 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     /* Local argument checks. */
-    EXPECT(MPI_Precv_init(rbuf, 4, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
+    T_EXPECT(MPI_Precv_init(rbuf, 4, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
                           MPI_INFO_NULL, &tmp), MPI_ERR_RANK);
-    EXPECT(MPI_Precv_init(rbuf, 4, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD,
+    T_EXPECT(MPI_Precv_init(rbuf, 4, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD,
                           MPI_INFO_NULL, &tmp), MPI_ERR_TAG);
-    EXPECT(MPI_Psend_init(buf, -3, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &tmp),
+    T_EXPECT(MPI_Psend_init(buf, -3, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &tmp),
            MPI_ERR_ARG);
-    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, size, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &tmp),
+    T_EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, size, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &tmp),
            MPI_ERR_RANK);
-    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_DATATYPE_NULL, 0, 1, MPI_COMM_WORLD,
+    T_EXPECT(MPI_Psend_init(buf, 4, 4, MPI_DATATYPE_NULL, 0, 1, MPI_COMM_WORLD,
                           MPI_INFO_NULL, &tmp), MPI_ERR_TYPE);
 
     /* Info keys of the device bindings, and device requests made wrongly. */
@@ -45,32 +31,32 @@ int main(int argc, char **argv)
     MPIX_Prequest preq = NULL;
     T_MPI(MPI_Info_create(&info));
     T_MPI(MPI_Info_set(info, "mpix_pready_threads", "0"));
-    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+    T_EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
            MPI_ERR_INFO_VALUE);
     T_MPI(MPI_Info_set(info, "mpix_pready_threads", "32"));
     T_MPI(MPI_Info_set(info, "mpix_device_copy", "sideways"));
-    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+    T_EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
            MPI_ERR_INFO_VALUE);
     T_MPI(MPI_Info_set(info, "mpix_device_copy", "progress"));
     T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "grid"));
-    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+    T_EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
            MPI_ERR_INFO_VALUE);
     T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
     T_MPI(MPI_Info_set(info, "mpix_device_group_bytes", "-1"));
-    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+    T_EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
            MPI_ERR_INFO_VALUE);
     T_MPI(MPI_Info_set(info, "mpix_device_group_bytes", "many"));
-    EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
+    T_EXPECT(MPI_Psend_init(buf, 4, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, info, &tmp),
            MPI_ERR_INFO_VALUE);
     T_MPI(MPI_Info_set(info, "mpix_device_group_bytes", "65536"));
     T_MPI(MPI_Psend_init(buf, 4, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, info, &tmp));
-    EXPECT(MPIX_Prequest_create(tmp, &preq), MPI_ERR_REQUEST); /* not started */
+    T_EXPECT(MPIX_Prequest_create(tmp, &preq), MPI_ERR_REQUEST); /* not started */
     T_CHECK(NULL == preq, "a failed MPIX_Prequest_create set its handle");
     T_MPI(MPI_Start(&tmp));
-    EXPECT(MPIX_Prequest_create(tmp, NULL), MPI_ERR_ARG);
-    EXPECT(MPIX_Prequest_create(MPI_REQUEST_NULL, &preq), MPI_ERR_REQUEST);
-    EXPECT(MPIX_Prequest_free(&preq), MPI_ERR_ARG); /* no such device request */
-    EXPECT(MPIX_Prequest_free(NULL), MPI_ERR_ARG);
+    T_EXPECT(MPIX_Prequest_create(tmp, NULL), MPI_ERR_ARG);
+    T_EXPECT(MPIX_Prequest_create(MPI_REQUEST_NULL, &preq), MPI_ERR_REQUEST);
+    T_EXPECT(MPIX_Prequest_free(&preq), MPI_ERR_ARG); /* no such device request */
+    T_EXPECT(MPIX_Prequest_free(NULL), MPI_ERR_ARG);
     T_MPI(MPI_Wait(&tmp, MPI_STATUS_IGNORE));
     T_MPI(MPI_Request_free(&tmp));
     T_MPI(MPI_Info_free(&info));
@@ -78,9 +64,9 @@ int main(int argc, char **argv)
     /* Non-partitioned requests are refused by the partitioned calls. */
     int flag = 0;
     T_MPI(MPI_Send_init(buf, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, &tmp));
-    EXPECT(MPIX_Prequest_create(tmp, &preq), MPI_ERR_REQUEST);
-    EXPECT(MPI_Pready(0, tmp), MPI_ERR_REQUEST);
-    EXPECT(MPI_Parrived(tmp, 0, &flag), MPI_ERR_REQUEST);
+    T_EXPECT(MPIX_Prequest_create(tmp, &preq), MPI_ERR_REQUEST);
+    T_EXPECT(MPI_Pready(0, tmp), MPI_ERR_REQUEST);
+    T_EXPECT(MPI_Parrived(tmp, 0, &flag), MPI_ERR_REQUEST);
     MPI_Request_free(&tmp);
 
     /* MPI_PROC_NULL completes at once with the empty status. */
@@ -123,22 +109,22 @@ int main(int argc, char **argv)
                 T_CHECK(flag, "inactive MPI_Parrived gave 0");
             }
             T_MPI(MPI_Start(&mine));
-            EXPECT(MPI_Request_free(&mine), MPI_ERR_REQUEST);
-            EXPECT(MPI_Cancel(&mine), MPI_ERR_REQUEST);
-            EXPECT(MPI_Start(&mine), MPI_ERR_REQUEST);
+            T_EXPECT(MPI_Request_free(&mine), MPI_ERR_REQUEST);
+            T_EXPECT(MPI_Cancel(&mine), MPI_ERR_REQUEST);
+            T_EXPECT(MPI_Start(&mine), MPI_ERR_REQUEST);
             if (0 == rank) {
-                EXPECT(MPI_Parrived(mine, 0, &flag), MPI_ERR_REQUEST);
-                EXPECT(MPI_Pready(4, mine), MPI_ERR_ARG);
-                EXPECT(MPI_Pready(-1, mine), MPI_ERR_ARG);
-                EXPECT(MPI_Pready_range(2, 1, mine), MPI_ERR_ARG);
+                T_EXPECT(MPI_Parrived(mine, 0, &flag), MPI_ERR_REQUEST);
+                T_EXPECT(MPI_Pready(4, mine), MPI_ERR_ARG);
+                T_EXPECT(MPI_Pready(-1, mine), MPI_ERR_ARG);
+                T_EXPECT(MPI_Pready_range(2, 1, mine), MPI_ERR_ARG);
                 T_MPI(MPI_Pready(1, mine));
-                EXPECT(MPI_Pready(1, mine), MPI_ERR_ARG);
+                T_EXPECT(MPI_Pready(1, mine), MPI_ERR_ARG);
                 int dup[3] = {2, 0, 2};
-                EXPECT(MPI_Pready_list(3, dup, mine), MPI_ERR_ARG);
+                T_EXPECT(MPI_Pready_list(3, dup, mine), MPI_ERR_ARG);
                 T_MPI(MPI_Pready(3, mine));
             } else {
-                EXPECT(MPI_Pready(0, mine), MPI_ERR_REQUEST);
-                EXPECT(MPI_Parrived(mine, 4, &flag), MPI_ERR_ARG);
+                T_EXPECT(MPI_Pready(0, mine), MPI_ERR_REQUEST);
+                T_EXPECT(MPI_Parrived(mine, 4, &flag), MPI_ERR_ARG);
             }
             T_MPI(MPI_Wait(&mine, MPI_STATUS_IGNORE));
             if (1 == rank) {
@@ -157,13 +143,13 @@ int main(int argc, char **argv)
             T_MPI(MPI_Psend_init(buf, 4, 8, MPI_INT, peer, 6, MPI_COMM_WORLD, MPI_INFO_NULL, &sreq));
             T_MPI(MPI_Start(&sreq));
             T_MPI(MPI_Pready_range(0, 3, sreq));
-            EXPECT(MPI_Wait(&sreq, &st), MPI_ERR_TRUNCATE);
+            T_EXPECT(MPI_Wait(&sreq, &st), MPI_ERR_TRUNCATE);
             /* Open MPI frees a request whose completion failed. */
             if (MPI_REQUEST_NULL != sreq) T_MPI(MPI_Request_free(&sreq));
         } else {
             T_MPI(MPI_Precv_init(rbuf, 4, 4, MPI_INT, peer, 6, MPI_COMM_WORLD, MPI_INFO_NULL, &rreq));
             T_MPI(MPI_Start(&rreq));
-            EXPECT(MPI_Wait(&rreq, &st), MPI_ERR_TRUNCATE);
+            T_EXPECT(MPI_Wait(&rreq, &st), MPI_ERR_TRUNCATE);
             if (MPI_REQUEST_NULL != rreq) T_MPI(MPI_Request_free(&rreq));
             for (int i = 0; i < 64; ++i) {
                 T_CHECK(rbuf[i] == -9, "mismatched send wrote element %d", i);

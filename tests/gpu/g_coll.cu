@@ -77,13 +77,6 @@ __global__ void poll_kernel(const T *rbuf, T *snap, long n, int count, int block
     }
 }
 
-static int cls(int rc)
-{
-    int c = rc;
-    if (MPI_SUCCESS != rc) MPI_Error_class(rc, &c);
-    return c;
-}
-
 struct opts {
     int coll, parts, count, epochs, root, inplace, kernel, kpoll, hpoll, errors;
     const char *aggregate;          /* -A: automatic MPIX_Pready, this aggregation */
@@ -234,12 +227,12 @@ static void errors(int parts, int count)
     MPI_Datatype vec;
     CUDA(cudaMalloc(&buf, (size_t) parts * count * 16 * 2));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int c = cls(MPIX_Pallreduce_init(MPI_IN_PLACE, buf, parts, count, MPI_2INT, MPI_MAXLOC,
+    int c = t_class(MPIX_Pallreduce_init(MPI_IN_PLACE, buf, parts, count, MPI_2INT, MPI_MAXLOC,
                                      MPI_COMM_WORLD, MPI_INFO_NULL, &req));
     T_CHECK(MPI_ERR_OP == c, "MPI_MAXLOC on GPU buffers gave class %d", c);
     MPI_Type_vector(count, 1, 2, MPI_INT, &vec);
     MPI_Type_commit(&vec);
-    c = cls(MPIX_Pbcast_init(buf, parts, 1, vec, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    c = t_class(MPIX_Pbcast_init(buf, parts, 1, vec, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
     T_CHECK(MPI_ERR_TYPE == c, "non-contiguous type on GPU buffers gave class %d", c);
     MPI_Type_free(&vec);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
