@@ -796,7 +796,17 @@ err:
 void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ucp_request_param_t param = {0};
+    int w;
 
+    /* A failed epoch completes without waiting for the puts and messages
+     * it had issued, whose callbacks name this request: a flush of every
+     * endpoint completes only after all of them (their callbacks run
+     * first), so none can outlive the request. */
+    for (w = 0; MCA_PART_UCX_SETUP_FAILED == req->setup && NULL != req->remote &&
+                w < m->num_workers; ++w) {
+        (void) mca_part_ucx_wait(m->workers[w], ucp_ep_flush_nbx(req->remote->eps[w], &param));
+    }
     OPAL_THREAD_LOCK(&m->lock);
     mca_part_ucx_block_free(&req->rtr_block);
     OPAL_THREAD_UNLOCK(&m->lock);
