@@ -50,9 +50,9 @@
  * hundred KiB instead of per partition.
  *
  * The handle carries the request's aggregation level and mechanism in its
- * two low bits (the request is 4 KiB aligned), so that a kernel branches on
- * its argument instead of on a load, which a kernel writing at full memory
- * bandwidth waits for as long as for its stores.
+ * two low bits (device allocations are at least 256-byte aligned), so that a
+ * kernel branches on its argument instead of on a load, which a kernel
+ * writing at full memory bandwidth waits for as long as for its stores.
  */
 
 #ifndef MPIX_PART_DEVICE_H

@@ -9,8 +9,10 @@
 
 /*
  * The schedule engine of partitioned collectives: channels, steps, and the
- * per-partition walk through them (seed 000, Algorithm 2), run by MPI_Pready
- * (step 0), by MPI_Parrived and by the progress function.
+ * per-partition walk through them (Algorithm 2 of Temucin et al., "Design
+ * and Implementation of MPI-Native GPU-Initiated MPI Partitioned
+ * Communication", Queen's University and Sandia National Laboratories), run
+ * by MPI_Pready (step 0), by MPI_Parrived and by the progress function.
  */
 
 #include "ompi_config.h"

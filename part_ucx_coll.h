@@ -8,8 +8,9 @@
  */
 
 /*
- * Partitioned collectives on one schedule engine (seed 000, Algorithms 1
- * and 2). A schedule, built once at init, is a list of steps; a step names
+ * Partitioned collectives on one schedule engine (Algorithms 1 and 2 of
+ * Temucin et al., "Design and Implementation of MPI-Native GPU-Initiated
+ * MPI Partitioned Communication"). A schedule, built once at init, is a list of steps; a step names
  * outgoing channels (made ready when a partition enters the step) and
  * incoming channels (waited on; reduced into the result or landed in
  * place). A channel is one of our own partitioned point-to-point requests,

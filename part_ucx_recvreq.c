@@ -616,14 +616,6 @@ static bool mca_part_ucx_sender_local(const mca_part_ucx_setup_msg_t *msg)
     return NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags);
 }
 
-/* How partitions move, decided by the receiver when the setup record
- * matches. UCX 1.13 puts (its v1 RMA protocols) reach user memory only
- * through network RMA lanes: between processes of one node, and for GPU
- * memory on any path it cannot prove zero-copy (cuda_ipc serves rendezvous,
- * not RMA lanes), they are emulated with active messages that copy with
- * the CPU. Such partitions go as one active message each instead: cheaper
- * for host memory on a node, and the only correct choice for GPU memory,
- * which UCX's rendezvous then moves over cuda_ipc or cuda_copy. */
 /* A strided receive (each partition contiguous, partitions apart) lands in
  * place only when the sender's partitions are ours; otherwise its byte
  * stream lands packed and each partition is unpacked, as for any
@@ -642,6 +634,14 @@ static int mca_part_ucx_recv_packed(mca_part_ucx_request_t *req)
     return OMPI_SUCCESS;
 }
 
+/* How partitions move, decided by the receiver when the setup record
+ * matches. UCX 1.13 puts (its v1 RMA protocols) reach user memory only
+ * through network RMA lanes: between processes of one node, and for GPU
+ * memory on any path it cannot prove zero-copy (cuda_ipc serves rendezvous,
+ * not RMA lanes), they are emulated with active messages that copy with
+ * the CPU. Such partitions go as one active message each instead: cheaper
+ * for host memory on a node, and the only correct choice for GPU memory,
+ * which UCX's rendezvous then moves over cuda_ipc or cuda_copy. */
 static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
 {
     if (req->device || msg->src_device) {
@@ -691,8 +691,6 @@ static bool mca_part_ucx_recv_exposable(const mca_part_ucx_request_t *req,
            req->total_bytes > 0 && mca_part_ucx_sender_local(msg);
 }
 
-/* Register what the sender may write, answer it, and tell it we are ready
- * if MPI_Start came first. A size mismatch fails both sides. */
 /* Arrival flags in shared memory registered for the GPU, which the
  * sender's kernels may set (kernel copy). Where the registration is
  * refused the buffer stays exposed and the host sends the arrivals into
@@ -710,6 +708,8 @@ static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t pa
     return rc;
 }
 
+/* Register what the sender may write, answer it, and tell it we are ready
+ * if MPI_Start came first. A size mismatch fails both sides. */
 int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;

@@ -210,10 +210,11 @@ void mca_part_ucx_dev_fini(void);
 bool mca_part_ucx_dev_failed(mca_part_ucx_request_t *req);
 /* A send with misuse reported: whether it may complete (it then fails). */
 bool mca_part_ucx_dev_send_drained(mca_part_ucx_request_t *req);
-/* Whether a kernel stored partition p of this epoch at the receiver. */
+/* Progress from a polling MPI_Parrived, one polling thread at a time. */
 void mca_part_ucx_poll_progress(void);
 int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t max_part,
                          int *flag);
+/* Whether a kernel marked partition p of this epoch ready. */
 bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p);
 /* Kernel copy: the kernels set the receiver's arrival flags themselves. */
