@@ -7,7 +7,7 @@
 # it was afterwards. Every MPI process then runs with that libmpi first in
 # LD_LIBRARY_PATH and libasan preloaded; a report fails the test (exit 1).
 # Leak checking is off: Open MPI and PMIx keep memory until exit by design
-# (valgrind runs cover leaks, see README).
+# (valgrind runs cover leaks, see docs/developing.md).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 

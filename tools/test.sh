@@ -7,7 +7,7 @@
 #   tools/test.sh --gpu        GPU suite (tests/gpu.list); skipped without a GPU
 #   tools/test.sh -k PATTERN   only tests whose name matches PATTERN
 #   TEST_TIMEOUT=S             per-test limit in seconds (default 180)
-#   TEST_WRAPPER="valgrind ..."  prefix every MPI process (see README)
+#   TEST_WRAPPER="valgrind ..."  prefix every MPI process (see docs/developing.md)
 #   TEST_LIST=FILE             run FILE's lines instead of tests/SUITE.list
 #   TEST_REUSE_BUILD=1         keep test programs already built (repeated runs)
 set -uo pipefail
