@@ -15,6 +15,7 @@
 #include "opal/util/show_help.h"
 
 #include "part_ucx.h"
+#include "part_ucx_pvar.h"
 
 static int mca_part_ucx_component_register(void);
 static int mca_part_ucx_component_open(void);
@@ -231,7 +232,7 @@ static int mca_part_ucx_component_register(void)
         &c->epoch_ahead_bytes);
 
     opal_common_ucx_mca_var_register(&c->super.partm_version);
-    return OMPI_SUCCESS;
+    return mca_part_ucx_pvar_register(&c->super.partm_version);
 }
 
 static int mca_part_ucx_component_open(void)

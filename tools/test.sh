@@ -180,6 +180,11 @@ check_ompi_info_levels() {
     bad=$(grep -E '^mca:part:ucx:(param|pvar):[^:]*:help:' <<<"$out" |
           grep -E '[0-9] ?([mun]s|[KMG]i?B/s|%)([^[:alnum:]]|$)|[0-9]x( |$)')
     [ -z "$bad" ] || { echo "measurement in a help string: $bad"; return 1; }
+    for name in parts_put parts_am parts_host_copy parts_kernel_copy bytes_sent parts_held \
+                rtr_riding rtr_alone setup_unexpected; do
+        grep -q "^mca:part:ucx:pvar:part_ucx_$name:class:counter$" <<<"$out" ||
+            { echo "ompi_info --level 9 lacks the counter part_ucx_$name"; return 1; }
+    done
 }
 
 check_libmpi_deps() {
