@@ -12,6 +12,8 @@
 #include "opal/mca/common/ucx/common_ucx.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/printf.h"
+#include "opal/util/proc.h"
+#include "ompi/proc/proc.h"
 #include "opal/util/show_help.h"
 
 #include "part_ucx.h"
@@ -42,7 +44,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
         .partm_init = mca_part_ucx_component_init,
         .partm_finalize = mca_part_ucx_component_fini,
     },
-    /* Above part/persist (priority 1): selected by default where UCX works. */
+    /* Above part/persist (priority 1) where UCX has a fast transport */
     .priority = 20,
     .verbose = 0,
     .output = -1,
@@ -124,12 +126,32 @@ static void mca_part_ucx_enum_var(const char *name, const char *help,
     }
 }
 
+/* Of opal/mca/common/ucx's parameters, the ones this component reads under
+ * its own name: tls and devices decide its priority (component init), the
+ * memory hooks are installed at open. */
+static void mca_part_ucx_common_synonyms(const mca_base_component_t *c)
+{
+    static const char *const names[] = {"tls", "devices", "opal_mem_hooks", NULL};
+    int i, index;
+
+    opal_common_ucx_mca_var_register(NULL);
+    for (i = 0; NULL != names[i]; ++i) {
+        index = mca_base_var_find("opal", "opal_common", "ucx", names[i]);
+        if (0 <= index) {
+            (void) mca_base_var_register_synonym(index, c->mca_project_name, c->mca_type_name,
+                                                 c->mca_component_name, names[i], 0);
+        }
+    }
+}
+
 static int mca_part_ucx_component_register(void)
 {
     mca_part_ucx_component_t *c = &mca_part_ucx_component;
 
     mca_part_ucx_var("priority",
-        "Priority of part/ucx (part/persist has 1)",
+        "Priority of part/ucx where UCX has a fast transport to every peer "
+        "(a device of part_ucx_devices, or shared memory within one node); "
+        "elsewhere it is 0, below part/persist",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
     mca_part_ucx_var("verbose",
         "Verbosity of part/ucx (0: errors only, 10: every control message)",
@@ -231,7 +253,7 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->epoch_ahead_bytes);
 
-    opal_common_ucx_mca_var_register(&c->super.partm_version);
+    mca_part_ucx_common_synonyms(&c->super.partm_version);
     return mca_part_ucx_pvar_register(&c->super.partm_version);
 }
 
@@ -254,6 +276,32 @@ static int mca_part_ucx_component_close(void)
     return OMPI_SUCCESS;
 }
 
+/* The configured priority where UCX reaches every peer by a fast
+ * transport: a device of part_ucx_devices (opal_common_ucx_support_level,
+ * as pml/ucx decides), or shared memory where the whole job runs on this
+ * node. Elsewhere (tcp between nodes or only tcp) part/persist over the PML
+ * has the lower latency, so part/ucx goes below it; named alone
+ * (--mca part ucx) it is still the one selected. */
+static int mca_part_ucx_priority(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    bool one_node = (int) opal_process_info.num_local_peers + 1 >= ompi_proc_world_size();
+
+    if (OPAL_COMMON_UCX_SUPPORT_DEVICE == opal_common_ucx_support_level(m->context)) {
+        PART_UCX_VERBOSE(1, "UCX has a supported device: priority %d",
+                         mca_part_ucx_component.priority);
+        return mca_part_ucx_component.priority;
+    }
+    if (one_node && m->rma_local) {
+        PART_UCX_VERBOSE(1, "one node with shared memory: priority %d",
+                         mca_part_ucx_component.priority);
+        return mca_part_ucx_component.priority;
+    }
+    PART_UCX_VERBOSE(1, "no supported device%s: priority 0, below part/persist",
+                     one_node ? " and no shared memory" : " and peers on other nodes");
+    return 0;
+}
+
 static mca_part_base_module_t *
 mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
                             bool enable_mpi_threads)
@@ -273,7 +321,7 @@ mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
     }
 
     opal_progress_register(mca_part_ucx_progress);
-    *priority = mca_part_ucx_component.priority;
+    *priority = mca_part_ucx_priority();
     PART_UCX_VERBOSE(1, "initialized with %d worker(s), priority %d",
                      mca_part_ucx_module.num_workers, *priority);
     return &mca_part_ucx_module.super;

@@ -161,7 +161,7 @@ check_ompi_info() {
 # (developers' switches and thresholds) stays at level 9. Help strings say
 # what a parameter does, without measurements ("10 us", "191 GB/s", "2x ").
 mca_part_ucx_user_params=" part_ucx_priority part_ucx_verbose part_ucx_tls part_ucx_devices
-    part_ucx_opal_mem_hooks part_ucx_progress_iterations part_ucx_transfer part_ucx_rtr part_ucx_num_workers
+    part_ucx_opal_mem_hooks part_ucx_transfer part_ucx_rtr part_ucx_num_workers
     part_ucx_join_bytes part_ucx_parrived_progress_interval part_ucx_allreduce_algorithm
     part_ucx_coll_transport_bytes part_ucx_device_copy part_ucx_pready_aggregate
     part_ucx_device_group_bytes "
