@@ -11,9 +11,13 @@
 
 #include "opal/mca/common/ucx/common_ucx.h"
 #include "opal/runtime/opal_progress.h"
+#include "opal/util/printf.h"
+#include "opal/util/proc.h"
+#include "ompi/proc/proc.h"
 #include "opal/util/show_help.h"
 
 #include "part_ucx.h"
+#include "part_ucx_pvar.h"
 
 static int mca_part_ucx_component_register(void);
 static int mca_part_ucx_component_open(void);
@@ -40,7 +44,7 @@ mca_part_ucx_component_t mca_part_ucx_component = {
         .partm_init = mca_part_ucx_component_init,
         .partm_finalize = mca_part_ucx_component_fini,
     },
-    /* Above part/persist (priority 1): selected by default where UCX works. */
+    /* Above part/persist (priority 1) where UCX has a fast transport */
     .priority = 20,
     .verbose = 0,
     .output = -1,
@@ -94,210 +98,163 @@ static const mca_base_var_enum_value_t mca_part_ucx_transfer_values[] = {
     {0, NULL}
 };
 
+/* A parameter of the component: its level says who tunes it (3 users, 4-5
+ * tuners, 9 developers' switches) and its scope whether every rank must
+ * give it the same value. */
+static void mca_part_ucx_var(const char *name, const char *help, mca_base_var_type_t type,
+                             mca_base_var_enum_t *values, mca_base_var_info_lvl_t level,
+                             mca_base_var_scope_t scope, void *storage)
+{
+    (void) mca_base_component_var_register(&mca_part_ucx_component.super.partm_version, name,
+                                           help, type, values, 0, 0, level, scope, storage);
+}
+
+static void mca_part_ucx_enum_var(const char *name, const char *help,
+                                  const mca_base_var_enum_value_t *values,
+                                  mca_base_var_info_lvl_t level, mca_base_var_scope_t scope,
+                                  int *storage)
+{
+    mca_base_var_enum_t *e = NULL;
+    char *enum_name = NULL;
+
+    opal_asprintf(&enum_name, "part_ucx_%s", name);
+    (void) mca_base_var_enum_create(enum_name, values, &e);
+    free(enum_name);
+    mca_part_ucx_var(name, help, MCA_BASE_VAR_TYPE_INT, e, level, scope, storage);
+    if (NULL != e) {
+        OBJ_RELEASE(e);
+    }
+}
+
+/* Of opal/mca/common/ucx's parameters, the ones this component reads under
+ * its own name: tls and devices decide its priority (component init), the
+ * memory hooks are installed at open. */
+static void mca_part_ucx_common_synonyms(const mca_base_component_t *c)
+{
+    static const char *const names[] = {"tls", "devices", "opal_mem_hooks", NULL};
+    int i, index;
+
+    opal_common_ucx_mca_var_register(NULL);
+    for (i = 0; NULL != names[i]; ++i) {
+        index = mca_base_var_find("opal", "opal_common", "ucx", names[i]);
+        if (0 <= index) {
+            (void) mca_base_var_register_synonym(index, c->mca_project_name, c->mca_type_name,
+                                                 c->mca_component_name, names[i], 0);
+        }
+    }
+}
+
 static int mca_part_ucx_component_register(void)
 {
-    mca_base_component_t *c = &mca_part_ucx_component.super.partm_version;
+    mca_part_ucx_component_t *c = &mca_part_ucx_component;
 
-    (void) mca_base_component_var_register(c, "priority",
-        "Priority of the part ucx component (part/persist has 1)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.priority);
+    mca_part_ucx_var("priority",
+        "Priority of part/ucx where UCX has a fast transport to every peer "
+        "(a device of part_ucx_devices, or shared memory within one node); "
+        "elsewhere it is 0, below part/persist",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
+    mca_part_ucx_var("verbose",
+        "Verbosity of part/ucx (0: errors only, 10: every control message)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
 
-    (void) mca_base_component_var_register(c, "verbose",
-        "Verbosity of the part ucx component (0: errors only, 10: every control message)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3,
-        MCA_BASE_VAR_SCOPE_LOCAL, &mca_part_ucx_component.verbose);
-
-    (void) mca_base_component_var_register(c, "num_workers",
+    /* tuners: how partitions move */
+    mca_part_ucx_enum_var("transfer",
+        "How partitions move: put (RMA into the receive buffer), am (active messages), "
+        "or auto (put to other nodes over RDMA, am elsewhere); GPU buffers always move as am",
+        mca_part_ucx_transfer_values, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->transfer);
+    mca_part_ucx_enum_var("rtr",
+        "How a receiver tells the sender it is ready for an epoch: put, am, or auto "
+        "(am where UCX would emulate the put)",
+        mca_part_ucx_transfer_values, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->rtr);
+    mca_part_ucx_var("num_workers",
         "Number of UCP workers; partitions are spread over them round robin "
-        "(more than one uses several rails or paths of the network)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.num_workers);
+        "(the same on every process)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_ALL_EQ, &c->num_workers);
+    mca_part_ucx_var("join_bytes",
+        "Largest message or put (bytes) into which adjacent partitions that are ready "
+        "together are joined (0: one per partition)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->join_bytes);
+    mca_part_ucx_var("parrived_progress_interval",
+        "Calls of MPI_Parrived that find a partition missing between two progress calls "
+        "(0: MPI_Parrived never progresses)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
+        &c->parrived_progress_interval);
 
-    (void) mca_base_component_var_register(c, "parrived_progress_interval",
-        "MPI_Parrived reads arrival flags only; after this many calls that find "
-        "a partition missing it also progresses communication once, so that a "
-        "program that only polls MPI_Parrived cannot starve transports that need "
-        "target-side progress (0: never)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_LOCAL, &mca_part_ucx_component.parrived_progress_interval);
+    /* tuners: collectives (schedules must match on every rank) */
+    mca_part_ucx_enum_var("allreduce_algorithm",
+        "Schedule of MPIX_Pallreduce_init: ring, recursive_doubling, or auto (by size)",
+        mca_part_ucx_allreduce_values, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->allreduce_algorithm);
+    mca_part_ucx_var("coll_transport_bytes",
+        "Partitioned collectives: consecutive user partitions share one transport "
+        "partition up to this many bytes (0: one per user partition)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_transport_bytes);
 
-    mca_base_var_enum_t *transfer_enum = NULL;
-    (void) mca_base_var_enum_create("part_ucx_transfer", mca_part_ucx_transfer_values,
-                                    &transfer_enum);
-    (void) mca_base_component_var_register(c, "transfer",
-        "How partitions move: put (ucp_put_nbx into the registered receive buffer, "
-        "then the arrival flag), am (one UCP active message per partition, or per run of "
-        "adjacent partitions ready together (part_ucx_join_bytes), copied "
-        "or fetched zero-copy into place by the receiver, which sets the flag), or "
-        "auto (am between processes of one node, where UCX 1.13 has no RMA into "
-        "user memory and emulates it, and to other nodes where no RDMA transport "
-        "(rc, dc) is there to do the puts; put elsewhere). GPU buffers always move "
-        "as am: UCX 1.13 RMA cannot reach them zero-copy",
-        MCA_BASE_VAR_TYPE_INT, transfer_enum, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.transfer);
-    OBJ_RELEASE(transfer_enum);
+    /* tuners: GPU buffers */
+    mca_part_ucx_enum_var("device_copy",
+        "How a kernel's MPIX_Pready moves a partition: kernel (stores into the peer's mapped "
+        "GPU buffer), progress (the host sends it), or auto (kernel where the peer's buffer "
+        "maps)",
+        mca_part_ucx_device_copy_values, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->device_copy);
+    mca_part_ucx_enum_var("pready_aggregate",
+        "What a kernel's MPIX_Pready combines into one counter update: warp or block "
+        "(every thread of the block calls it for one partition)",
+        mca_part_ucx_pready_aggregate_values, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->pready_aggregate);
+    mca_part_ucx_var("device_group_bytes",
+        "Device send requests: consecutive partitions that kernels complete together, in bytes "
+        "(-1: by the copy mechanism, 0: every partition alone)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->device_group_bytes);
 
-    mca_base_var_enum_t *rtr_enum = NULL;
-    (void) mca_base_var_enum_create("part_ucx_rtr", mca_part_ucx_transfer_values, &rtr_enum);
-    (void) mca_base_component_var_register(c, "rtr",
-        "How a receiver tells the sender it is ready for an epoch: put (into the "
-        "sender's word, no sender involvement where a transport does RMA), am (an "
-        "active message the sender's progress writes into that word), or auto (am "
-        "where UCX would emulate the put, which costs a round trip: no shared "
-        "memory to a peer of this node, no RDMA to one of another; put elsewhere)",
-        MCA_BASE_VAR_TYPE_INT, rtr_enum, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.rtr);
-    OBJ_RELEASE(rtr_enum);
+    /* developers' switches and thresholds */
+    mca_part_ucx_var("allreduce_small",
+        "Automatic MPIX_Pallreduce_init schedule: recursive doubling up to this many "
+        "bytes a partition, ring above",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->allreduce_small);
+    mca_part_ucx_var("allreduce_ring_two",
+        "Automatic MPIX_Pallreduce_init schedule on two ranks and host buffers: ring from "
+        "this many bytes a partition (0: never)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->allreduce_ring_two);
+    mca_part_ucx_var("coll_transport_bytes_gpu",
+        "part_ucx_coll_transport_bytes for collectives on GPU buffers",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_transport_bytes_gpu);
+    mca_part_ucx_var("join_bytes_gpu",
+        "part_ucx_join_bytes for GPU data",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->join_bytes_gpu);
+    mca_part_ucx_var("gpu_eager_bytes",
+        "GPU data to a peer without a cuda_ipc mapping: eager up to this many bytes "
+        "(0: as UCX picks)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->gpu_eager_bytes);
+    mca_part_ucx_var("gpu_host_copy",
+        "GPU data to a peer of this node whose buffer maps here: the host copies it on a "
+        "stream instead of a UCX rendezvous",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->gpu_host_copy);
+    mca_part_ucx_var("device_arrivals",
+        "Kernel copy: kernels also set the receiver's arrival flags where its memory maps",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->device_arrivals);
+    mca_part_ucx_var("device_rtr_cache",
+        "Kernel copy: one group at a time reads the receiver-ready word in host memory, "
+        "the others a copy in GPU memory",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->device_rtr_cache);
+    mca_part_ucx_var("epoch_ahead_bytes",
+        "Epochs of up to this many bytes over active messages: senders may run one epoch "
+        "ahead and the ready-to-receive rides on partition messages (0: off)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->epoch_ahead_bytes);
 
-    mca_base_var_enum_t *copy_enum = NULL;
-    (void) mca_base_var_enum_create("part_ucx_device_copy", mca_part_ucx_device_copy_values,
-                                    &copy_enum);
-    (void) mca_base_component_var_register(c, "device_copy",
-        "How a kernel's MPIX_Pready moves a partition: kernel (the kernel stores it "
-        "into the receiver's GPU buffer through a cuda_ipc mapping, NVLink or PCIe "
-        "peer access; the host then only sends the arrival), progress (the kernel "
-        "marks the partition and the host progress engine sends it), or auto "
-        "(kernel where the receiver's buffer can be mapped, progress elsewhere). "
-        "The info key \"mpix_device_copy\" of MPI_Psend_init overrides it",
-        MCA_BASE_VAR_TYPE_INT, copy_enum, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_copy);
-    OBJ_RELEASE(copy_enum);
-
-    mca_base_var_enum_t *agg_enum = NULL;
-    (void) mca_base_var_enum_create("part_ucx_pready_aggregate",
-                                    mca_part_ucx_pready_aggregate_values, &agg_enum);
-    (void) mca_base_component_var_register(c, "pready_aggregate",
-        "What a kernel's MPIX_Pready combines into one counter update: warp (the "
-        "lanes of a warp that name one partition; safe in any control flow) or "
-        "block (every thread of the block, which must all call it for one "
-        "partition, as they would __syncthreads: one update per block, and a "
-        "kernel copy by the whole block). The info key \"mpix_pready_aggregate\" "
-        "of the init call overrides it",
-        MCA_BASE_VAR_TYPE_INT, agg_enum, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.pready_aggregate);
-    OBJ_RELEASE(agg_enum);
-
-    mca_base_var_enum_t *ar_enum = NULL;
-    (void) mca_base_var_enum_create("part_ucx_allreduce_algorithm", mca_part_ucx_allreduce_values,
-                                    &ar_enum);
-    (void) mca_base_component_var_register(c, "allreduce_algorithm",
-        "Schedule of MPIX_Pallreduce_init: ring (reduce-scatter + allgather, "
-        "bandwidth-optimal), recursive_doubling (log2(n) whole-partition exchanges, "
-        "latency-optimal; ranks beyond a power of two fold in), or auto (recursive "
-        "doubling up to part_ucx_allreduce_small bytes per partition, ring above; on "
-        "two ranks recursive doubling below part_ucx_allreduce_ring_two bytes per "
-        "partition and on GPU buffers, ring from there on host buffers)",
-        MCA_BASE_VAR_TYPE_INT, ar_enum, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_algorithm);
-    OBJ_RELEASE(ar_enum);
-    (void) mca_base_component_var_register(c, "allreduce_small",
-        "Largest partition (bytes) for which the automatic MPIX_Pallreduce_init "
-        "schedule is recursive doubling",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_small);
-    (void) mca_base_component_var_register(c, "allreduce_ring_two",
-        "Two ranks, host buffers: smallest partition (bytes) for which the automatic "
-        "MPIX_Pallreduce_init schedule is the ring, whose two steps each reduce half "
-        "of a partition, where recursive doubling reduces all of it in one step "
-        "(0: recursive doubling at every size)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.allreduce_ring_two);
-
-    (void) mca_base_component_var_register(c, "coll_transport_bytes",
-        "Partitioned collectives move transport partitions, distinct from the "
-        "user's: consecutive user partitions share one as long as it stays within "
-        "this many bytes (a transport partition starts once all of its user "
-        "partitions are ready; per-partition costs then count once per group). "
-        "0: one transport partition per user partition",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.coll_transport_bytes);
-
-    (void) mca_base_component_var_register(c, "join_bytes",
-        "Partitions that are ready together and adjacent on both sides move in one "
-        "active message or one put (and their flags in one put) of up to this many "
-        "bytes (a partition larger than this goes alone; 0: one per partition)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes);
-
-    (void) mca_base_component_var_register(c, "join_bytes_gpu",
-        "part_ucx_join_bytes for GPU data (0: one message per partition; joining "
-        "saves a UCX cuda_ipc rendezvous, about 10 us, or a host copy of about 5 us "
-        "per partition it adds). Only partitions ready together join, so a large cap "
-        "delays nothing: on one H100 the progress engine at 1024 blocks of 8 KiB went "
-        "from 96 to 191 GB/s with 16 MiB instead of 1 MiB",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.join_bytes_gpu);
-
-    (void) mca_base_component_var_register(c, "device_group_bytes",
-        "Device send requests (MPIX_Prequest): consecutive partitions share one "
-        "counter up to this many bytes (a power of two of them); the kernel's "
-        "MPIX_Pready call that completes such a transport group copies (kernel "
-        "copy) and marks all of its partitions with one system-scope fence "
-        "(-1: for kernel copy, where the completing block copies the group, 1/32 of "
-        "the buffer up to 128 KiB; for the progress engine, where each group costs a "
-        "host copy or message, 1 MiB; 0: every partition on its own). The info key "
-        "\"mpix_device_group_bytes\" of MPI_Psend_init overrides it",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_group_bytes);
-
-    (void) mca_base_component_var_register(c, "gpu_eager_bytes",
-        "GPU data to a peer whose buffer cuda_ipc cannot map (another node, or "
-        "UCX without cuda_ipc): messages up to this many bytes go eager, staged "
-        "through host memory at once, instead of the rendezvous UCX picks for "
-        "GPU memory (0: as UCX picks). Over tcp on an H100 the progress engine's "
-        "goodput at one block of 8 KiB went from 0.09 to 0.13-0.14 GB/s with it; "
-        "32 KiB messages were slower eager than by rendezvous",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.gpu_eager_bytes);
-
-    (void) mca_base_component_var_register(c, "device_arrivals",
-        "Kernel copy: the kernels also set the receiver's arrival flags (its shared "
-        "memory, mapped and registered for this GPU) instead of the host sending them "
-        "(one message per 64 partitions). On one H100 (MPS): equal from 1 to 16 "
-        "blocks, 10% more goodput at 256, 22% more at 1024; where the receiver's "
-        "memory cannot be registered the host sends them",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_arrivals);
-
-    (void) mca_base_component_var_register(c, "device_rtr_cache",
-        "Kernel copy: one copying group at a time reads the receiver-ready word in "
-        "host memory and the others a copy in GPU memory (kernel reads of host "
-        "memory are serialised across blocks)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.device_rtr_cache);
-
-    (void) mca_base_component_var_register(c, "epoch_ahead_bytes",
-        "Data of up to this many bytes an epoch, sent as active messages with the "
-        "ready-to-receive as a message too (tcp between nodes): a sender may send an "
-        "epoch's partitions once the receiver has started the previous epoch, the "
-        "receiver keeps early ones until its MPI_Start, and its ready-to-receive rides on "
-        "the next partition message to the same process (or goes alone from progress) "
-        "instead of leaving from MPI_Start ahead of the caller's data (0: off). On the "
-        "2-core CI box over tcp: 8-byte half round trip 9.9 -> 7.2 us, bandwidth of 4 KiB "
-        "epochs 336 -> 409 MB/s; equal at 8-32 KiB; larger epochs lost bandwidth (-7% at "
-        "64 KiB, -27% at 1 MiB), as early partitions are copied aside or their "
-        "rendezvous waits for MPI_Start",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.epoch_ahead_bytes);
-
-    (void) mca_base_component_var_register(c, "gpu_host_copy",
-        "GPU data between processes of a node whose receive buffer cuda_ipc maps "
-        "here (progress engine, host MPI_Pready, collectives): the host copies "
-        "partitions on a CUDA stream and sends their arrivals when the copy is done, "
-        "instead of a UCX rendezvous per message",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.gpu_host_copy);
-
-    (void) mca_base_component_var_register(c, "coll_transport_bytes_gpu",
-        "part_ucx_coll_transport_bytes for collectives on GPU buffers, where every "
-        "transport partition costs GPU work (copies, reduction kernels, an event) at "
-        "each step (0: one transport partition per user partition)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &mca_part_ucx_component.coll_transport_bytes_gpu);
-
-    opal_common_ucx_mca_var_register(c);
-    return OMPI_SUCCESS;
+    mca_part_ucx_common_synonyms(&c->super.partm_version);
+    return mca_part_ucx_pvar_register(&c->super.partm_version);
 }
 
 static int mca_part_ucx_component_open(void)
@@ -319,6 +276,32 @@ static int mca_part_ucx_component_close(void)
     return OMPI_SUCCESS;
 }
 
+/* The configured priority where UCX reaches every peer by a fast
+ * transport: a device of part_ucx_devices (opal_common_ucx_support_level,
+ * as pml/ucx decides), or shared memory where the whole job runs on this
+ * node. Elsewhere (tcp between nodes or only tcp) part/persist over the PML
+ * has the lower latency, so part/ucx goes below it; named alone
+ * (--mca part ucx) it is still the one selected. */
+static int mca_part_ucx_priority(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    bool one_node = (int) opal_process_info.num_local_peers + 1 >= ompi_proc_world_size();
+
+    if (OPAL_COMMON_UCX_SUPPORT_DEVICE == opal_common_ucx_support_level(m->context)) {
+        PART_UCX_VERBOSE(1, "UCX has a supported device: priority %d",
+                         mca_part_ucx_component.priority);
+        return mca_part_ucx_component.priority;
+    }
+    if (one_node && m->rma_local) {
+        PART_UCX_VERBOSE(1, "one node with shared memory: priority %d",
+                         mca_part_ucx_component.priority);
+        return mca_part_ucx_component.priority;
+    }
+    PART_UCX_VERBOSE(1, "no supported device%s: priority 0, below part/persist",
+                     one_node ? " and no shared memory" : " and peers on other nodes");
+    return 0;
+}
+
 static mca_part_base_module_t *
 mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
                             bool enable_mpi_threads)
@@ -338,7 +321,7 @@ mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
     }
 
     opal_progress_register(mca_part_ucx_progress);
-    *priority = mca_part_ucx_component.priority;
+    *priority = mca_part_ucx_priority();
     PART_UCX_VERBOSE(1, "initialized with %d worker(s), priority %d",
                      mca_part_ucx_module.num_workers, *priority);
     return &mca_part_ucx_module.super;

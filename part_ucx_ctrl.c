@@ -17,6 +17,7 @@
 #include "part_ucx.h"
 #include "part_ucx_ctrl.h"
 #include "part_ucx_request.h"
+#include "part_ucx_pvar.h"
 
 /* A control message copied out of the AM callback, handled later by
  * mca_part_ucx_ctrl_progress() where blocking UCX calls are allowed. */
@@ -761,6 +762,7 @@ static void mca_part_ucx_match_msg(mca_part_ucx_setup_msg_t *msg)
         return;
     }
     mca_part_ucx_link_append(&b->unexpected, &msg->link);
+    mca_part_ucx_count(MCA_PART_UCX_PVAR_SETUP_UNEXPECTED, 1);
 }
 
 int mca_part_ucx_match_posted(mca_part_ucx_request_t *req)

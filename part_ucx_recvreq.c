@@ -18,6 +18,7 @@
 #include "part_ucx_request.h"
 #include "part_ucx_coll.h"
 #include "part_ucx_device_plugin.h"
+#include "part_ucx_pvar.h"
 
 static opal_atomic_int32_t mca_part_ucx_parrived_busy;
 static opal_thread_local unsigned mca_part_ucx_parrived_misses;
@@ -214,6 +215,7 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
     }
     req->rtr_op = UCS_PTR_IS_PTR(op) ? op : NULL;
     opal_atomic_unlock(&req->rtr_op_lock);
+    mca_part_ucx_count(MCA_PART_UCX_PVAR_RTR_ALONE, 1);
     if (push) { /* the sender may be spinning on MPI_Pready */
         ucp_worker_progress(mca_part_ucx_module.workers[0]);
     }
@@ -256,6 +258,7 @@ void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_
         *rtr = req->rtr_msg;
         rtr->epoch = req->rtr_owed;
         req->rtr_owed = 0;
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_RTR_RIDING, 1);
         PART_UCX_VERBOSE(20, "receive from rank %d tag %d: ready-to-receive of epoch %llu "
                          "rides on a partition message", req->peer, req->tag,
                          (unsigned long long) rtr->epoch);
@@ -463,6 +466,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
                              "held until MPI_Start", req->peer, req->tag,
                              (unsigned long long) hdr->part, (unsigned long long) hdr->epoch);
             status = mca_part_ucx_recv_hold(worker, req, hdr, data, length, rndv);
+            mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_HELD, (int64_t) hdr->count);
         }
         opal_atomic_unlock(&req->held_lock);
     } else {

@@ -17,6 +17,7 @@
 #include "part_ucx_request.h"
 #include "part_ucx_coll.h"
 #include "part_ucx_device_plugin.h"
+#include "part_ucx_pvar.h"
 
 /* Every partition costs two puts (data, then flag) per epoch. */
 #define PART_UCX_SEND_OPS(_req) ((int64_t) (_req)->parts * 2)
@@ -343,9 +344,11 @@ static void mca_part_ucx_send_am_bits(mca_part_ucx_request_t *req, size_t first,
     size_t cap = mca_part_ucx_join_cap(req), i, n;
 
     if (NULL != req->hcopy_dst) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_HOST_COPY, __builtin_popcountll(bits));
         mca_part_ucx_hcopy_bits(req, first, bits, join);
         return;
     }
+    mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_AM, __builtin_popcountll(bits));
     while (bits) {
         i = mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
         mca_part_ucx_send_am(req, first + i, n);
@@ -458,8 +461,16 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
     if (0 != by_am) {
         opal_atomic_add_fetch_64(&req->queued, -by_am);
     }
+    if (0 != (claimed | am | copied) && 0 != req->part_bytes) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_BYTES_SENT, (int64_t) req->part_bytes *
+                           __builtin_popcountll(claimed | am | copied));
+    }
     if (0 != claimed) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_PUT, __builtin_popcountll(claimed));
         mca_part_ucx_put_data(req, first, claimed);
+    }
+    if (0 != copied) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_KERNEL_COPY, __builtin_popcountll(copied));
     }
     if (0 != am) {
         mca_part_ucx_send_am_bits(req, first, am);
@@ -533,6 +544,9 @@ void mca_part_ucx_send_copied(mca_part_ucx_request_t *req, size_t first, uint64_
     if (0 == bits) {
         return;
     }
+    mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_KERNEL_COPY, __builtin_popcountll(bits));
+    mca_part_ucx_count(MCA_PART_UCX_PVAR_BYTES_SENT,
+                       (int64_t) req->part_bytes * __builtin_popcountll(bits));
     if (mca_part_ucx_dev_sets_arrivals(req)) {
         opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(bits));
     } else {

@@ -157,6 +157,36 @@ check_ompi_info() {
     ompi_info | grep -q "MCA part: persist" || { echo "part/persist missing"; return 1; }
 }
 
+# Levels 1-5 of part/ucx's parameters are what users tune: anything else
+# (developers' switches and thresholds) stays at level 9. Help strings say
+# what a parameter does, without measurements ("10 us", "191 GB/s", "2x ").
+mca_part_ucx_user_params=" part_ucx_priority part_ucx_verbose part_ucx_tls part_ucx_devices
+    part_ucx_opal_mem_hooks part_ucx_transfer part_ucx_rtr part_ucx_num_workers
+    part_ucx_join_bytes part_ucx_parrived_progress_interval part_ucx_allreduce_algorithm
+    part_ucx_coll_transport_bytes part_ucx_device_copy part_ucx_pready_aggregate
+    part_ucx_device_group_bytes "
+check_ompi_info_levels() {
+    local level out name bad n=0
+    for level in 3 5; do
+        out=$(ompi_info --param part ucx --level $level --parsable 2>/dev/null) || return 1
+        for name in $(sed -n 's/^mca:part:ucx:param:\([^:]*\):level:.*/\1/p' <<<"$out"); do
+            [[ "$mca_part_ucx_user_params" == *[[:space:]]$name[[:space:]]* ]] ||
+                { echo "level $level shows $name, not in the user-level list"; return 1; }
+            n=$((n + 1))
+        done
+    done
+    [ $n -gt 0 ] || { echo "ompi_info shows no part/ucx parameters"; return 1; }
+    out=$(ompi_info --param part ucx --level 9 --parsable 2>/dev/null) || return 1
+    bad=$(grep -E '^mca:part:ucx:(param|pvar):[^:]*:help:' <<<"$out" |
+          grep -E '[0-9] ?([mun]s|[KMG]i?B/s|%)([^[:alnum:]]|$)|[0-9]x( |$)')
+    [ -z "$bad" ] || { echo "measurement in a help string: $bad"; return 1; }
+    for name in parts_put parts_am parts_host_copy parts_kernel_copy bytes_sent parts_held \
+                rtr_riding rtr_alone setup_unexpected; do
+        grep -q "^mca:part:ucx:pvar:part_ucx_$name:class:counter$" <<<"$out" ||
+            { echo "ompi_info --level 9 lacks the counter part_ucx_$name"; return 1; }
+    done
+}
+
 check_libmpi_deps() {
     ! readelf -d "$PREFIX/lib/libmpi.so" | grep -E 'NEEDED.*(cudart|libcuda)' ||
         { echo "libmpi needs the CUDA runtime"; return 1; }
@@ -174,6 +204,7 @@ if [ "$suite" = cpu ]; then
     run_check build:patches-applied check_patches
     run_check build:cuda-objects check_cuda_objects
     run_check build:ompi_info-params check_ompi_info
+    run_check build:ompi_info-levels check_ompi_info_levels
     run_check build:device-registers check_device_registers
     run_check build:libmpi-exports-mpix check_libmpi_deps
 fi
