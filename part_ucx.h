@@ -8,12 +8,15 @@
  */
 
 /*
- * part/ucx: MPI-4 partitioned communication over UCX RMA.
+ * part/ucx: MPI-4 partitioned communication over UCX.
  *
- * The sender puts each partition with ucp_put_nbx straight into the
- * receiver's registered buffer and then, ordered after the data by a worker
- * fence, writes the partition's arrival flag with the epoch number. The
- * receiver never copies: MPI_Parrived is a read of its own flag array.
+ * Each partition goes straight into the receiver's buffer: a put into its
+ * registered memory followed, after a flush, by a put of the partition's
+ * arrival flag (the epoch number), or, where UCX would only emulate the put
+ * (tcp, host memory between processes of a node, GPU memory), an active
+ * message whose header the receiver checks against the live request before
+ * it writes the data in place and sets the flag itself. Either way
+ * MPI_Parrived is a read of the receiver's own flag array.
  */
 
 #ifndef MCA_PART_UCX_H
