@@ -169,6 +169,34 @@ check_libmpi_deps() {
     [ -e "$PREFIX/include/mpix_part_device.h" ] || { echo "mpix_part_device.h not installed"; return 1; }
 }
 
+# Every MPIX_ function of part/ucx that libmpi exports (those its headers
+# declare: Open MPI's own MPIX_ functions have their own pages or none), the
+# device functions, and every page in docs/ are rendered into the prefix,
+# and man finds them there.
+check_man_pages() {
+    local man=$PREFIX/share/man ours names name page src sec
+    # tools/bundle.sh leaves share/man behind, where setup's install has Open MPI's
+    [ -d "$man" ] || { echo "no $man: a bundle (skip)"; return 0; }
+    ours=$(grep -rhoE --include='*.h' --exclude-dir=tests --exclude-dir=bench \
+               --exclude-dir=examples --exclude-dir=.git '\bMPIX_[A-Za-z_]+' "$PART_UCX_SRC" | sort -u)
+    names=$(nm -D "$PREFIX/lib/libmpi.so" | awk '$2 == "T" && $3 ~ /^MPIX_/ { print $3 }' |
+            grep -xF "$ours")
+    names+=" $(grep -hoE '__device__ static inline int MPIX_[A-Za-z_]+' \
+                   "$PREFIX/include/mpix_part_device.h" | awk '{ print $5 }')"
+    for name in MPIX_Pbuf_prepare MPIX_Pready MPIX_Parrived; do
+        grep -qw "$name" <<<"$names" || { echo "$name: not exported nor in mpix_part_device.h"; return 1; }
+    done
+    for name in $names; do
+        page=$(MANPATH=$man man -w "$name" 2>&1) || { echo "man -w $name: $page"; return 1; }
+        [[ "$page" == "$man"/man3/* ]] || { echo "man -w $name: $page, not under $man"; return 1; }
+    done
+    for src in "$PART_UCX_SRC"/docs/*.rst; do
+        name=$(basename "$src" .rst)
+        sec=${name##*.}
+        [ -s "$man/man$sec/$name" ] || { echo "docs/$name.rst not rendered into $man/man$sec"; return 1; }
+    done
+}
+
 if [ "$suite" = cpu ]; then
     run_check build:tests-compile check_compiled
     run_check build:patches-applied check_patches
@@ -176,6 +204,7 @@ if [ "$suite" = cpu ]; then
     run_check build:ompi_info-params check_ompi_info
     run_check build:device-registers check_device_registers
     run_check build:libmpi-exports-mpix check_libmpi_deps
+    run_check build:man-pages check_man_pages
 fi
 
 # --- MPI tests ------------------------------------------------------------------
