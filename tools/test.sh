@@ -197,6 +197,31 @@ check_man_pages() {
     done
 }
 
+# The component compiles without warnings (its Makefile.am does not force
+# -Werror on users): its sources are compiled again with -Werror in a copy
+# of its build directory, beside it so that the Makefile's relative paths
+# hold; the build tree and the install stay as setup left them. A clean
+# result is remembered for the sources' content.
+check_component_warnings() {
+    local dir=$PART_UCX_WORK/openmpi-$OMPI_VERSION/ompi/mca/part/ucx copy sum cflags
+    [ -e "$dir/Makefile" ] || { echo "no component build tree at $dir (skip)"; return 0; }
+    copy=$(dirname "$dir")/.ucx-werror
+    sum=$(cat "$dir"/Makefile "$dir"/*.[ch] "$dir"/*.cu 2>/dev/null | sha256sum | cut -c1-16)
+    [ "$(cat "$copy.ok" 2>/dev/null)" = "$sum" ] && return 0
+    rm -rf "$copy" "$copy.ok" && cp -a "$dir" "$copy" &&
+        rm -rf "$copy"/*.lo "$copy"/*.o "$copy"/*.la "$copy"/.libs "$copy"/part_ucx_device.so "$copy"/part_ucx_device.flags || return 1
+    cflags="$(sed -n 's/^CFLAGS = //p' "$copy/Makefile") -Werror"
+    if ! make -C "$copy" -s -j"$(nproc)" CFLAGS="$cflags" \
+            PART_UCX_NVCC_FLAGS="-O3 -std=c++17 -arch=sm_90 -Werror all-warnings" \
+            >"$copy.log" 2>&1; then
+        grep -m 3 -E 'warning|error' "$copy.log"
+        echo "full log: $copy.log"
+        return 1
+    fi
+    echo "$sum" > "$copy.ok"
+    rm -rf "$copy" "$copy.log"
+}
+
 if [ "$suite" = cpu ]; then
     run_check build:tests-compile check_compiled
     run_check build:patches-applied check_patches
@@ -205,6 +230,7 @@ if [ "$suite" = cpu ]; then
     run_check build:device-registers check_device_registers
     run_check build:libmpi-exports-mpix check_libmpi_deps
     run_check build:man-pages check_man_pages
+    run_check build:component-warnings check_component_warnings
 fi
 
 # --- MPI tests ------------------------------------------------------------------
