@@ -52,6 +52,24 @@ check_host() {
     fi
 }
 
+# rst2man renders the man pages (docs/); man-db reads them. Both come from
+# Debian's packages where apt-get can install them.
+check_doc_tools() {
+    local pkgs=()
+    command -v rst2man >/dev/null || pkgs+=(python3-docutils)
+    command -v man >/dev/null || pkgs+=(man-db)
+    [ ${#pkgs[@]} -eq 0 ] && return 0
+    if ! command -v apt-get >/dev/null || [ "$(id -u)" != 0 ]; then
+        command -v rst2man >/dev/null ||
+            die "rst2man is missing (it renders the man pages in docs/); install python3-docutils."
+        echo "setup: man is missing: the man pages are installed, install man-db to read them."
+        return 0
+    fi
+    phase "installing ${pkgs[*]}"
+    step apt-install-docs bash -c "apt-get update && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends ${pkgs[*]}"
+}
+
 # --- dependency stages ---
 
 # A private apt configuration: the machine's own sources and state are left
@@ -180,9 +198,48 @@ build_ompi() {
 build_component() {
     phase "building part/ucx"
     step component-make make -C "$COMPONENT_DIR" -j"$JOBS"
+    # shown, not fatal: tools/test.sh's build:component-warnings fails on them
+    grep 'warning:' "$LOG/component-make.log" | sed 's/^/setup: /' >&2 || true
     step component-libmpi make -C "$OMPI_TREE/ompi" -j"$JOBS" libmpi.la
     step component-install bash -c "make -C '$COMPONENT_DIR' install &&
         make -C '$OMPI_TREE/ompi' install-libLTLIBRARIES"
+}
+
+# Render docs/NAME.S.rst into the prefix's manS/NAME.S with rst2man. A page
+# is rendered again only when its source changed since the last rendering
+# (a copy of each source rendered is kept in the build tree); pages whose
+# source is gone are removed. Any warning of rst2man fails the setup.
+# ".. man-alias: NAME ..." in a source installs NAME.S as a link to it.
+install_man_pages() {
+    local kept=$PART_UCX_WORK/man-sources src base sec page out alias
+    local list=$kept/installed.list new=()
+    mkdir -p "$kept"
+    for src in "$PART_UCX_SRC"/docs/*.[1-9].rst; do
+        [ -e "$src" ] || continue
+        base=$(basename "$src" .rst)
+        sec=${base##*.}
+        page=$PART_UCX_PREFIX/share/man/man$sec/$base
+        new+=("man$sec/$base")
+        for alias in $(sed -n 's/^\.\. man-alias: *//p' "$src"); do
+            new+=("man$sec/$alias.$sec")
+        done
+        [ -e "$page" ] && cmp -s "$src" "$kept/$base.rst" && continue
+        mkdir -p "$(dirname "$page")"
+        out=$(rst2man --halt=warning --exit-status=warning "$src" "$page.tmp" 2>&1) &&
+            [ -z "$out" ] || { rm -f "$page.tmp"; die "rst2man: docs/$base.rst: $out"; }
+        mv "$page.tmp" "$page"
+        for alias in $(sed -n 's/^\.\. man-alias: *//p' "$src"); do
+            echo ".so man$sec/$base" > "$(dirname "$page")/$alias.$sec"
+        done
+        cp "$src" "$kept/$base.rst"
+        phase "man page $base rendered"
+    done
+    if [ -e "$list" ]; then
+        while read -r page; do
+            [[ " ${new[*]} " == *" $page "* ]] || rm -f "$PART_UCX_PREFIX/share/man/$page"
+        done < "$list"
+    fi
+    printf '%s\n' "${new[@]}" > "$list"
 }
 
 write_env() {
@@ -208,6 +265,7 @@ EOF
 main() {
     mkdir -p "$PART_UCX_CACHE"
     check_host
+    check_doc_tools
     fetch_sources
     build_ucx
     unpack_ompi
@@ -215,6 +273,7 @@ main() {
     configure_ompi
     build_ompi
     build_component
+    install_man_pages
     write_env
     phase "done: prefix $PART_UCX_PREFIX"
     echo "setup: use it with: . tools/env.sh   (then mpicc, mpirun, ompi_info are this install's)"

@@ -199,6 +199,59 @@ check_libmpi_deps() {
     [ -e "$PREFIX/include/mpix_part_device.h" ] || { echo "mpix_part_device.h not installed"; return 1; }
 }
 
+# Every MPIX_ function of part/ucx that libmpi exports (those its headers
+# declare: Open MPI's own MPIX_ functions have their own pages or none), the
+# device functions, and every page in docs/ are rendered into the prefix,
+# and man finds them there.
+check_man_pages() {
+    local man=$PREFIX/share/man ours names name page src sec
+    # tools/bundle.sh leaves share/man behind, where setup's install has Open MPI's
+    [ -d "$man" ] || { echo "no $man: a bundle (skip)"; return 0; }
+    ours=$(grep -rhoE --include='*.h' --exclude-dir=tests --exclude-dir=bench \
+               --exclude-dir=examples --exclude-dir=.git '\bMPIX_[A-Za-z_]+' "$PART_UCX_SRC" | sort -u)
+    names=$(nm -D "$PREFIX/lib/libmpi.so" | awk '$2 == "T" && $3 ~ /^MPIX_/ { print $3 }' |
+            grep -xF "$ours")
+    names+=" $(grep -hoE '__device__ static inline int MPIX_[A-Za-z_]+' \
+                   "$PREFIX/include/mpix_part_device.h" | awk '{ print $5 }')"
+    for name in MPIX_Pbuf_prepare MPIX_Pready MPIX_Parrived; do
+        grep -qw "$name" <<<"$names" || { echo "$name: not exported nor in mpix_part_device.h"; return 1; }
+    done
+    for name in $names; do
+        page=$(MANPATH=$man man -w "$name" 2>&1) || { echo "man -w $name: $page"; return 1; }
+        [[ "$page" == "$man"/man3/* ]] || { echo "man -w $name: $page, not under $man"; return 1; }
+    done
+    for src in "$PART_UCX_SRC"/docs/*.rst; do
+        name=$(basename "$src" .rst)
+        sec=${name##*.}
+        [ -s "$man/man$sec/$name" ] || { echo "docs/$name.rst not rendered into $man/man$sec"; return 1; }
+    done
+}
+
+# The component compiles without warnings (its Makefile.am does not force
+# -Werror on users): its sources are compiled again with -Werror in a copy
+# of its build directory, beside it so that the Makefile's relative paths
+# hold; the build tree and the install stay as setup left them. A clean
+# result is remembered for the sources' content.
+check_component_warnings() {
+    local dir=$PART_UCX_WORK/openmpi-$OMPI_VERSION/ompi/mca/part/ucx copy sum cflags
+    [ -e "$dir/Makefile" ] || { echo "no component build tree at $dir (skip)"; return 0; }
+    copy=$(dirname "$dir")/.ucx-werror
+    sum=$(cat "$dir"/Makefile "$dir"/*.[ch] "$dir"/*.cu 2>/dev/null | sha256sum | cut -c1-16)
+    [ "$(cat "$copy.ok" 2>/dev/null)" = "$sum" ] && return 0
+    rm -rf "$copy" "$copy.ok" && cp -a "$dir" "$copy" &&
+        rm -rf "$copy"/*.lo "$copy"/*.o "$copy"/*.la "$copy"/.libs "$copy"/part_ucx_device.so "$copy"/part_ucx_device.flags || return 1
+    cflags="$(sed -n 's/^CFLAGS = //p' "$copy/Makefile") -Werror"
+    if ! make -C "$copy" -s -j"$(nproc)" CFLAGS="$cflags" \
+            PART_UCX_NVCC_FLAGS="-O3 -std=c++17 -arch=sm_90 -Werror all-warnings" \
+            >"$copy.log" 2>&1; then
+        grep -m 3 -E 'warning|error' "$copy.log"
+        echo "full log: $copy.log"
+        return 1
+    fi
+    echo "$sum" > "$copy.ok"
+    rm -rf "$copy" "$copy.log"
+}
+
 if [ "$suite" = cpu ]; then
     run_check build:tests-compile check_compiled
     run_check build:patches-applied check_patches
@@ -207,6 +260,8 @@ if [ "$suite" = cpu ]; then
     run_check build:ompi_info-levels check_ompi_info_levels
     run_check build:device-registers check_device_registers
     run_check build:libmpi-exports-mpix check_libmpi_deps
+    run_check build:man-pages check_man_pages
+    run_check build:component-warnings check_component_warnings
 fi
 
 # --- MPI tests ------------------------------------------------------------------
