@@ -135,10 +135,10 @@ typedef struct mca_part_ucx_module_t {
 
 OMPI_DECLSPEC extern mca_part_ucx_module_t mca_part_ucx_module;
 
-#define PART_UCX_VERBOSE(_level, ...) \
+#define MCA_PART_UCX_VERBOSE(_level, ...) \
     opal_output_verbose(_level, mca_part_ucx_component.output, "part:ucx " __VA_ARGS__)
 
-#define PART_UCX_ERROR(...) \
+#define MCA_PART_UCX_ERROR(...) \
     opal_output_verbose(0, mca_part_ucx_component.output, "part:ucx error: " __VA_ARGS__)
 
 static inline void mca_part_ucx_link_init(mca_part_ucx_link_t *head)
@@ -172,10 +172,10 @@ static inline void mca_part_ucx_link_remove(mca_part_ucx_link_t *item)
     item->prev = item->next = NULL;
 }
 
-#define PART_UCX_CONTAINER(_ptr, _type, _member) \
+#define MCA_PART_UCX_CONTAINER(_ptr, _type, _member) \
     ((_type *) ((char *) (_ptr) - offsetof(_type, _member)))
 
-/* part_ucx_module.c */
+/* part_ucx.c */
 int mca_part_ucx_module_init(bool enable_mpi_threads);
 int mca_part_ucx_module_fini(void);
 int mca_part_ucx_progress(void);

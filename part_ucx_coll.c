@@ -437,7 +437,7 @@ static int mca_part_ucx_coll_reach(mca_part_ucx_coll_t *c, size_t p, int t, uint
         return mca_part_ucx_coll_arrive(c, p, t, epoch);
     }
     if (0 != c->gpu->event_record(c->events[p], c->stream)) {
-        PART_UCX_ERROR("GPU event record failed: %s", c->gpu->last_error());
+        MCA_PART_UCX_ERROR("GPU event record failed: %s", c->gpu->last_error());
         return OMPI_ERROR;
     }
     c->pend[p] = t;
@@ -458,7 +458,7 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
         if (c->pend[p] >= 0) {
             rc = c->gpu->event_query(c->events[p]);
             if (rc < 0) {
-                PART_UCX_ERROR("GPU work of a collective failed: %s", c->gpu->last_error());
+                MCA_PART_UCX_ERROR("GPU work of a collective failed: %s", c->gpu->last_error());
                 return OMPI_ERROR;
             }
             if (0 == rc) {
@@ -793,8 +793,8 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
         /* GPU work of ours may still be queued (the device failed): its
          * memory, stream and events go back to no pool, where later work
          * could get them while it still runs. */
-        PART_UCX_ERROR("GPU work of a collective did not complete (%s): its scratch memory "
-                       "is not reused", c->gpu->last_error());
+        MCA_PART_UCX_ERROR("GPU work of a collective did not complete (%s): its scratch memory "
+                           "is not reused", c->gpu->last_error());
     }
     free(c->events);
     free(c->user_ready);

@@ -102,7 +102,7 @@ typedef struct mca_part_ucx_coll_t {
     opal_mutex_t lock;
 } mca_part_ucx_coll_t;
 
-/* Builders (part_ucx_coll_sched.c) use these. */
+/* Builders (part_ucx_schedule.c) use these. */
 int mca_part_ucx_coll_chan(mca_part_ucx_coll_t *c, bool send, int peer, size_t off, size_t len,
                            bool reduce);
 int mca_part_ucx_coll_step(mca_part_ucx_coll_t *c);

@@ -28,11 +28,11 @@
 #include "part_ucx_memtype.h"
 
 typedef enum {
-    PART_UCX_ALLREDUCE,
-    PART_UCX_REDUCE,
-    PART_UCX_BCAST,
-    PART_UCX_ALLGATHER,
-    PART_UCX_ALLTOALL
+    MCA_PART_UCX_ALLREDUCE,
+    MCA_PART_UCX_REDUCE,
+    MCA_PART_UCX_BCAST,
+    MCA_PART_UCX_ALLGATHER,
+    MCA_PART_UCX_ALLTOALL
 } mca_part_ucx_coll_kind_t;
 
 /* Arguments this rank can check alone. Buffers: MPI_IN_PLACE is a send
@@ -43,8 +43,8 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
                                    int partitions, int count, ompi_datatype_t *dtype,
                                    ompi_op_t *op, int root, MPI_Request *request)
 {
-    bool need_op = PART_UCX_ALLREDUCE == kind || PART_UCX_REDUCE == kind;
-    bool need_root = PART_UCX_REDUCE == kind || PART_UCX_BCAST == kind;
+    bool need_op = MCA_PART_UCX_ALLREDUCE == kind || MCA_PART_UCX_REDUCE == kind;
+    bool need_root = MCA_PART_UCX_REDUCE == kind || MCA_PART_UCX_BCAST == kind;
     int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     size_t type_size, span, blocks;
     ptrdiff_t lb, extent;
@@ -67,7 +67,7 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
                   ompi_op_is_commute(op) &&
                   ompi_op_is_valid(op, dtype, &msg, "partitioned reduction");
         if (NULL != msg) {
-            PART_UCX_VERBOSE(5, "%s", msg);
+            MCA_PART_UCX_VERBOSE(5, "%s", msg);
             free(msg);
         }
         if (!ok) {
@@ -77,11 +77,11 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
     if (need_root && (root < 0 || root >= n)) {
         return MPI_ERR_ROOT;
     }
-    if (PART_UCX_ALLTOALL == kind && MPI_IN_PLACE == sendbuf) {
+    if (MCA_PART_UCX_ALLTOALL == kind && MPI_IN_PLACE == sendbuf) {
         return MPI_ERR_ARG; /* blocks would be overwritten while still to be sent */
     }
-    if ((MPI_IN_PLACE == recvbuf && (PART_UCX_REDUCE != kind || rank == root)) ||
-        (PART_UCX_REDUCE == kind && rank != root && MPI_IN_PLACE == sendbuf)) {
+    if ((MPI_IN_PLACE == recvbuf && (MCA_PART_UCX_REDUCE != kind || rank == root)) ||
+        (MCA_PART_UCX_REDUCE == kind && rank != root && MPI_IN_PLACE == sendbuf)) {
         return MPI_ERR_BUFFER;
     }
     /* Byte and element offsets of the largest buffer (n blocks for
@@ -90,7 +90,7 @@ static int mca_part_ucx_coll_check(mca_part_ucx_coll_kind_t kind, const void *se
     ompi_datatype_get_extent(dtype, &lb, &extent);
     span = (size_t) (extent < 0 ? -extent : extent);
     span = (span > type_size) ? span : type_size;
-    blocks = (PART_UCX_ALLGATHER == kind || PART_UCX_ALLTOALL == kind) ? (size_t) n : 1;
+    blocks = (MCA_PART_UCX_ALLGATHER == kind || MCA_PART_UCX_ALLTOALL == kind) ? (size_t) n : 1;
     if (0 < partitions && 0 < span &&
         (size_t) count > (size_t) PTRDIFF_MAX / span / (size_t) partitions / blocks) {
         return MPI_ERR_COUNT;
@@ -222,8 +222,8 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
         }
     }
     if ('\0' != differ[0]) {
-        PART_UCX_VERBOSE(1, "partitioned collective: arguments differ across ranks: %s",
-                         differ);
+        MCA_PART_UCX_VERBOSE(1, "partitioned collective: arguments differ across ranks: %s",
+                             differ);
         if (0 == ompi_comm_rank(comm) && opal_atomic_compare_exchange_strong_32(&told, &no, 1)) {
             /* once a process: opal_show_help's parser of help files is not
              * reentrant (two threads' mismatches at once crashed it) */
@@ -278,12 +278,12 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
     c->extent = req->extent;
     c->acc = recvbuf;
     c->sendbuf = (MPI_IN_PLACE == sendbuf) ? NULL : sendbuf;
-    c->user_pready = (PART_UCX_BCAST != kind) || (rank == root);
+    c->user_pready = (MCA_PART_UCX_BCAST != kind) || (rank == root);
     c->user_parts = req->parts;
-    if (PART_UCX_ALLGATHER == kind || PART_UCX_ALLTOALL == kind) {
+    if (MCA_PART_UCX_ALLGATHER == kind || MCA_PART_UCX_ALLTOALL == kind) {
         req->total_bytes *= (size_t) n;
     }
-    if (PART_UCX_REDUCE == kind && rank != root) {
+    if (MCA_PART_UCX_REDUCE == kind && rank != root) {
         c->acc = NULL; /* ignored: the partial result is kept here (owned) */
     }
     /* GPU buffers (asked once, through opal's accelerator framework). */
@@ -295,14 +295,15 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
     if (MPI_SUCCESS == rc) {
         rc = mca_part_ucx_coll_group(c, req, info, &group);
     }
-    if (MPI_SUCCESS == rc && PART_UCX_ALLREDUCE == kind) {
+    if (MPI_SUCCESS == rc && MCA_PART_UCX_ALLREDUCE == kind) {
         rc = mca_part_ucx_allreduce_info(info, &alg);
     }
     if (MPI_SUCCESS != rc) {
         return rc;
     }
     sig[MCA_PART_UCX_SIG_KIND] = (uint64_t) kind + 1;
-    sig[MCA_PART_UCX_SIG_ROOT] = (PART_UCX_REDUCE == kind || PART_UCX_BCAST == kind) ? root : 0;
+    sig[MCA_PART_UCX_SIG_ROOT] =
+        (MCA_PART_UCX_REDUCE == kind || MCA_PART_UCX_BCAST == kind) ? root : 0;
     sig[MCA_PART_UCX_SIG_OP] = (NULL == op) ? 0
                                : ompi_op_is_intrinsic(op) ? (uint64_t) op->op_type
                                                           : (uint64_t) OMPI_OP_NUM_OF_TYPES;
@@ -345,18 +346,18 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         c->group = sig[MCA_PART_UCX_SIG_GROUP];
         c->parts = req->parts / c->group;
         c->count = req->count * c->group;
-        if (PART_UCX_ALLGATHER == kind || PART_UCX_ALLTOALL == kind) {
+        if (MCA_PART_UCX_ALLGATHER == kind || MCA_PART_UCX_ALLTOALL == kind) {
             /* Our own block of the result: from our send buffer (allgather)
              * or from our block of it (alltoall). */
             c->own_dst = (size_t) rank * req->parts * req->count;
-            c->own_src = (PART_UCX_ALLTOALL == kind) ? c->own_dst : 0;
+            c->own_src = (MCA_PART_UCX_ALLTOALL == kind) ? c->own_dst : 0;
         }
         /* + 1: zero partitions are legal */
         c->state = calloc(c->parts + 1, sizeof(*c->state));
         c->pend = calloc(c->parts + 1, sizeof(*c->pend));
         c->user_ready = calloc(c->user_parts + 1, sizeof(*c->user_ready));
         c->ready_count = calloc(c->parts + 1, sizeof(*c->ready_count));
-        if (PART_UCX_REDUCE == kind && rank != root) {
+        if (MCA_PART_UCX_REDUCE == kind && rank != root) {
             /* Other ranks have no result buffer: keep the partial one here. */
             c->owned_bytes = c->parts * c->count * c->extent;
             c->owned = mca_part_ucx_coll_alloc(c, c->owned_bytes);
@@ -364,7 +365,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         }
         if (NULL == c->state || NULL == c->pend || NULL == c->user_ready ||
             NULL == c->ready_count ||
-            (PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
+            (MCA_PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
             rc = MPI_ERR_NO_MEM;
         } else if (c->device) {
             rc = mca_part_ucx_coll_device(c);
@@ -374,13 +375,13 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     if (MPI_SUCCESS != rc || 0 == c->parts || 0 == req->part_bytes) {
         /* rc says why; or nothing to move: every partition completes as
          * it starts (no steps) */
-    } else if (PART_UCX_ALLREDUCE == kind) {
+    } else if (MCA_PART_UCX_ALLREDUCE == kind) {
         rc = mca_part_ucx_build_allreduce(c, alg, 0 != sig[MCA_PART_UCX_SIG_DEVICE]);
-    } else if (PART_UCX_REDUCE == kind) {
+    } else if (MCA_PART_UCX_REDUCE == kind) {
         rc = mca_part_ucx_build_reduce(c, root);
-    } else if (PART_UCX_ALLGATHER == kind) {
+    } else if (MCA_PART_UCX_ALLGATHER == kind) {
         rc = mca_part_ucx_build_allgather(c);
-    } else if (PART_UCX_ALLTOALL == kind) {
+    } else if (MCA_PART_UCX_ALLTOALL == kind) {
         rc = mca_part_ucx_build_alltoall(c);
     } else {
         rc = mca_part_ucx_build_bcast(c, root);
@@ -396,14 +397,14 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         }
         return (rc < 0) ? MPI_ERR_INTERN : rc;
     }
-    PART_UCX_VERBOSE(10, "collective %d: %llu us (request %llu, agreement %llu, buffers and "
-                     "GPU setup %llu, schedule, scratch and channels %llu)", (int) kind,
-                     (unsigned long long) (t[3] - t[4]), (unsigned long long) (t[0] - t[4]),
-                     (unsigned long long) (t[1] - t[0]), (unsigned long long) (t[2] - t[1]),
-                     (unsigned long long) (t[3] - t[2]));
-    PART_UCX_VERBOSE(10, "collective %d on %d ranks: %d channels, %d steps, %d partitions "
-                     "in %zu transport partitions", (int) kind, n, c->nchans, c->nsteps,
-                     partitions, c->parts);
+    MCA_PART_UCX_VERBOSE(10, "collective %d: %llu us (request %llu, agreement %llu, buffers and "
+                         "GPU setup %llu, schedule, scratch and channels %llu)", (int) kind,
+                         (unsigned long long) (t[3] - t[4]), (unsigned long long) (t[0] - t[4]),
+                         (unsigned long long) (t[1] - t[0]), (unsigned long long) (t[2] - t[1]),
+                         (unsigned long long) (t[3] - t[2]));
+    MCA_PART_UCX_VERBOSE(10, "collective %d on %d ranks: %d channels, %d steps, %d partitions "
+                         "in %zu transport partitions", (int) kind, n, c->nchans, c->nsteps,
+                         partitions, c->parts);
     *request = &req->super;
     return MPI_SUCCESS;
 }
@@ -439,7 +440,7 @@ OMPI_DECLSPEC int MPIX_Pallreduce_init(const void *sendbuf, void *recvbuf, int p
                                        int count, MPI_Datatype datatype, MPI_Op op,
                                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return mca_part_ucx_coll_entry(PART_UCX_ALLREDUCE, sendbuf, recvbuf, partitions, count,
+    return mca_part_ucx_coll_entry(MCA_PART_UCX_ALLREDUCE, sendbuf, recvbuf, partitions, count,
                                    datatype, op, 0, comm, info, request, "MPIX_Pallreduce_init");
 }
 
@@ -447,7 +448,7 @@ OMPI_DECLSPEC int MPIX_Preduce_init(const void *sendbuf, void *recvbuf, int part
                                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                     MPI_Info info, MPI_Request *request)
 {
-    return mca_part_ucx_coll_entry(PART_UCX_REDUCE, sendbuf, recvbuf, partitions, count,
+    return mca_part_ucx_coll_entry(MCA_PART_UCX_REDUCE, sendbuf, recvbuf, partitions, count,
                                    datatype, op, root, comm, info, request, "MPIX_Preduce_init");
 }
 
@@ -455,7 +456,7 @@ OMPI_DECLSPEC int MPIX_Pbcast_init(void *buffer, int partitions, int count,
                                    MPI_Datatype datatype, int root, MPI_Comm comm,
                                    MPI_Info info, MPI_Request *request)
 {
-    return mca_part_ucx_coll_entry(PART_UCX_BCAST, NULL, buffer, partitions, count, datatype,
+    return mca_part_ucx_coll_entry(MCA_PART_UCX_BCAST, NULL, buffer, partitions, count, datatype,
                                    NULL, root, comm, info, request, "MPIX_Pbcast_init");
 }
 
@@ -463,7 +464,7 @@ OMPI_DECLSPEC int MPIX_Pallgather_init(const void *sendbuf, void *recvbuf, int p
                                        int count, MPI_Datatype datatype, MPI_Comm comm,
                                        MPI_Info info, MPI_Request *request)
 {
-    return mca_part_ucx_coll_entry(PART_UCX_ALLGATHER, sendbuf, recvbuf, partitions, count,
+    return mca_part_ucx_coll_entry(MCA_PART_UCX_ALLGATHER, sendbuf, recvbuf, partitions, count,
                                    datatype, NULL, 0, comm, info, request, "MPIX_Pallgather_init");
 }
 
@@ -471,6 +472,6 @@ OMPI_DECLSPEC int MPIX_Palltoall_init(const void *sendbuf, void *recvbuf, int pa
                                       int count, MPI_Datatype datatype, MPI_Comm comm,
                                       MPI_Info info, MPI_Request *request)
 {
-    return mca_part_ucx_coll_entry(PART_UCX_ALLTOALL, sendbuf, recvbuf, partitions, count,
+    return mca_part_ucx_coll_entry(MCA_PART_UCX_ALLTOALL, sendbuf, recvbuf, partitions, count,
                                    datatype, NULL, 0, comm, info, request, "MPIX_Palltoall_init");
 }

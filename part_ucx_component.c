@@ -288,17 +288,17 @@ static int mca_part_ucx_priority(void)
     bool one_node = (int) opal_process_info.num_local_peers + 1 >= ompi_proc_world_size();
 
     if (OPAL_COMMON_UCX_SUPPORT_DEVICE == opal_common_ucx_support_level(m->context)) {
-        PART_UCX_VERBOSE(1, "UCX has a supported device: priority %d",
-                         mca_part_ucx_component.priority);
+        MCA_PART_UCX_VERBOSE(1, "UCX has a supported device: priority %d",
+                             mca_part_ucx_component.priority);
         return mca_part_ucx_component.priority;
     }
     if (one_node && m->rma_local) {
-        PART_UCX_VERBOSE(1, "one node with shared memory: priority %d",
-                         mca_part_ucx_component.priority);
+        MCA_PART_UCX_VERBOSE(1, "one node with shared memory: priority %d",
+                             mca_part_ucx_component.priority);
         return mca_part_ucx_component.priority;
     }
-    PART_UCX_VERBOSE(1, "no supported device%s: priority 0, below part/persist",
-                     one_node ? " and no shared memory" : " and peers on other nodes");
+    MCA_PART_UCX_VERBOSE(1, "no supported device%s: priority 0, below part/persist",
+                         one_node ? " and no shared memory" : " and peers on other nodes");
     return 0;
 }
 
@@ -322,8 +322,8 @@ mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
 
     opal_progress_register(mca_part_ucx_progress);
     *priority = mca_part_ucx_priority();
-    PART_UCX_VERBOSE(1, "initialized with %d worker(s), priority %d",
-                     mca_part_ucx_module.num_workers, *priority);
+    MCA_PART_UCX_VERBOSE(1, "initialized with %d worker(s), priority %d",
+                         mca_part_ucx_module.num_workers, *priority);
     return &mca_part_ucx_module.super;
 }
 

@@ -130,7 +130,7 @@ static ucs_status_t mca_part_ucx_am_cb(void *arg, const void *header, size_t hea
 
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
         /* Control messages are sent eager only. */
-        PART_UCX_ERROR("unexpected rendezvous control message dropped");
+        MCA_PART_UCX_ERROR("unexpected rendezvous control message dropped");
         return UCS_OK;
     }
     item = malloc(sizeof(*item) + length);
@@ -157,7 +157,7 @@ static ucs_status_t mca_part_ucx_data_cb(void *arg, const void *header, size_t h
     const mca_part_ucx_data_hdr_t *hdr = header;
 
     if (header_length != sizeof(*hdr)) {
-        PART_UCX_ERROR("malformed partition message dropped");
+        MCA_PART_UCX_ERROR("malformed partition message dropped");
         if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
             ucp_am_data_release((ucp_worker_h) arg, data);
         }
@@ -179,7 +179,7 @@ static ucs_status_t mca_part_ucx_rtr_cb(void *arg, const void *header, size_t he
     (void) length;
     if (header_length != sizeof(mca_part_ucx_rtr_msg_t) ||
         (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-        PART_UCX_ERROR("malformed ready-to-receive message dropped");
+        MCA_PART_UCX_ERROR("malformed ready-to-receive message dropped");
         if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
             ucp_am_data_release((ucp_worker_h) arg, data);
         }
@@ -285,9 +285,9 @@ int mca_part_ucx_peer_rkey(mca_part_ucx_peer_t *peer, int worker, const void *pa
     if (NULL == k && NULL != (k = malloc(sizeof(*k) + len))) {
         opal_timer_t t0 = opal_timer_base_get_usec();
         if (UCS_OK == ucp_ep_rkey_unpack(peer->eps[worker], packed, &k->rkey)) {
-            PART_UCX_VERBOSE(5, "key of a control chunk of %s unpacked: %llu us",
-                             OPAL_NAME_PRINT(peer->name),
-                             (unsigned long long) (opal_timer_base_get_usec() - t0));
+            MCA_PART_UCX_VERBOSE(5, "key of a control chunk of %s unpacked: %llu us",
+                                 OPAL_NAME_PRINT(peer->name),
+                                 (unsigned long long) (opal_timer_base_get_usec() - t0));
             k->worker = worker;
             k->len = len;
             k->gpu_state = 0;
@@ -329,8 +329,8 @@ int mca_part_ucx_peer_gpu_ptr(mca_part_ucx_peer_t *peer, ucp_rkey_h rkey, uint64
             k->chunk_addr = chunk_addr;
             k->chunk_size = chunk_size;
         }
-        PART_UCX_VERBOSE(5, "control chunk of a peer %s for this GPU",
-                         (1 == k->gpu_state) ? "mapped" : "cannot be mapped");
+        MCA_PART_UCX_VERBOSE(5, "control chunk of a peer %s for this GPU",
+                             (1 == k->gpu_state) ? "mapped" : "cannot be mapped");
     }
     /* The peer named the range: it must lie in the chunk we registered. */
     if (NULL != k && 1 == k->gpu_state && addr >= k->chunk_addr && len <= k->chunk_size &&
@@ -414,10 +414,10 @@ void mca_part_ucx_ctrl_fini(void)
         while (!mca_part_ucx_link_empty(&b->unexpected)) {
             item = b->unexpected.next;
             mca_part_ucx_link_remove(item);
-            free(PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link));
+            free(MCA_PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link));
         }
         while (!mca_part_ucx_link_empty(&b->posted)) {
-            post = PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link);
+            post = MCA_PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link);
             mca_part_ucx_link_remove(&post->link);
             post->bucket = NULL;
             if (NULL == post->req) {
@@ -492,7 +492,7 @@ static mca_part_ucx_peer_t *mca_part_ucx_peer_create(const opal_process_name_t *
     int i;
 
     if (OMPI_SUCCESS != mca_part_ucx_modex_recv(name, (void **) &blob, &len)) {
-        PART_UCX_ERROR("no worker address for peer %s", OPAL_NAME_PRINT(*name));
+        MCA_PART_UCX_ERROR("no worker address for peer %s", OPAL_NAME_PRINT(*name));
         return NULL;
     }
     t1 = opal_timer_base_get_usec();
@@ -527,17 +527,17 @@ static mca_part_ucx_peer_t *mca_part_ucx_peer_create(const opal_process_name_t *
         params.address = (const ucp_address_t *) p;
         status = ucp_ep_create(m->workers[i], &params, &peer->eps[i]);
         if (UCS_OK != status) {
-            PART_UCX_ERROR("ucp_ep_create to %s failed: %s", OPAL_NAME_PRINT(*name),
-                           ucs_status_string(status));
+            MCA_PART_UCX_ERROR("ucp_ep_create to %s failed: %s", OPAL_NAME_PRINT(*name),
+                               ucs_status_string(status));
             goto err;
         }
         p += alen;
     }
     free(blob);
-    PART_UCX_VERBOSE(5, "connected to %s on %d worker(s): %llu us (worker address %llu)",
-                     OPAL_NAME_PRINT(*name), m->num_workers,
-                     (unsigned long long) (opal_timer_base_get_usec() - t0),
-                     (unsigned long long) (t1 - t0));
+    MCA_PART_UCX_VERBOSE(5, "connected to %s on %d worker(s): %llu us (worker address %llu)",
+                         OPAL_NAME_PRINT(*name), m->num_workers,
+                         (unsigned long long) (opal_timer_base_get_usec() - t0),
+                         (unsigned long long) (t1 - t0));
     return peer;
 
 err:
@@ -578,8 +578,8 @@ int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *b
     param.flags = UCP_AM_SEND_FLAG_EAGER;
     ret = ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, &param);
     if (UCS_PTR_IS_ERR(ret)) {
-        PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
-                       ucs_status_string(UCS_PTR_STATUS(ret)));
+        MCA_PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
+                           ucs_status_string(UCS_PTR_STATUS(ret)));
         *op = NULL;
         return OMPI_ERROR;
     }
@@ -608,8 +608,8 @@ static void mca_part_ucx_ctrl_send_owned(mca_part_ucx_peer_t *peer, unsigned id,
     param.user_data = buf;
     ret = ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, &param);
     if (UCS_PTR_IS_ERR(ret)) {
-        PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
-                       ucs_status_string(UCS_PTR_STATUS(ret)));
+        MCA_PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
+                           ucs_status_string(UCS_PTR_STATUS(ret)));
     }
     if (!UCS_PTR_IS_PTR(ret)) {
         free(buf);
@@ -730,8 +730,8 @@ static void mca_part_ucx_match_pair(mca_part_ucx_post_t *post, mca_part_ucx_setu
     mca_part_ucx_link_remove(&post->link);
     post->bucket = NULL;
     if (NULL == req) {
-        PART_UCX_VERBOSE(10, "setup record of rank %d tag %d for a receive freed before it: "
-                         "refused", msg->src, msg->tag);
+        MCA_PART_UCX_VERBOSE(10, "setup record of rank %d tag %d for a receive freed before it: "
+                             "refused", msg->src, msg->tag);
         mca_part_ucx_setup_refuse(msg, MPI_ERR_REQUEST);
         free(post);
     } else if (MPI_SUCCESS != msg->error) {
@@ -756,7 +756,7 @@ static void mca_part_ucx_match_msg(mca_part_ucx_setup_msg_t *msg)
         return;
     }
     if (!mca_part_ucx_link_empty(&b->posted)) {
-        mca_part_ucx_match_pair(PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link),
+        mca_part_ucx_match_pair(MCA_PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link),
                                 msg);
         mca_part_ucx_bucket_trim(b);
         return;
@@ -776,7 +776,7 @@ int mca_part_ucx_match_posted(mca_part_ucx_request_t *req)
     }
     req->post.req = req;
     if (!mca_part_ucx_link_empty(&b->unexpected)) {
-        msg = PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
+        msg = MCA_PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
         mca_part_ucx_link_remove(&msg->link);
         mca_part_ucx_link_append(&b->posted, &req->post.link); /* at once out again */
         mca_part_ucx_match_pair(&req->post, msg);
@@ -799,8 +799,9 @@ void mca_part_ucx_match_withdraw(mca_part_ucx_request_t *req)
     if (NULL == tomb) {
         /* Without one, the next receive of the bucket would take this
          * one's record: say so rather than let data go astray unnoticed. */
-        PART_UCX_ERROR("no memory to withdraw a freed receive from rank %d tag %d; "
-                       "a later receive of that tag may be matched wrongly", req->peer, req->tag);
+        MCA_PART_UCX_ERROR("no memory to withdraw a freed receive from rank %d tag %d; "
+                           "a later receive of that tag may be matched wrongly",
+                           req->peer, req->tag);
         mca_part_ucx_link_remove(&req->post.link);
         mca_part_ucx_bucket_trim(req->post.bucket);
         req->post.bucket = NULL;
@@ -858,10 +859,10 @@ static int mca_part_ucx_comm_delete(ompi_communicator_t *comm, int keyval, void 
     for (i = 0; i < n; ++i) { /* the table is not changed while walked */
         b = dead[i];
         while (!mca_part_ucx_link_empty(&b->unexpected)) {
-            msg = PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
+            msg = MCA_PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
             mca_part_ucx_link_remove(&msg->link);
-            PART_UCX_VERBOSE(5, "communicator freed: setup record of rank %d tag %d matched "
-                             "no receive", msg->src, msg->tag);
+            MCA_PART_UCX_VERBOSE(5, "communicator freed: setup record of rank %d tag %d matched "
+                                 "no receive", msg->src, msg->tag);
             mca_part_ucx_setup_refuse(msg, MPI_ERR_COMM);
             free(msg);
         }
@@ -915,7 +916,7 @@ static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
     uint64_t *expected;
 
     if (len < sizeof(*msg)) {
-        PART_UCX_ERROR("malformed setup record dropped");
+        MCA_PART_UCX_ERROR("malformed setup record dropped");
         free(msg);
         return;
     }
@@ -923,17 +924,17 @@ static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
      * fails the receive it matches (and its sender), not every later one. */
     msg->error = MPI_SUCCESS;
     if (msg->rtr_rkey_len > MCA_PART_UCX_MAX_RKEY || len < sizeof(*msg) + msg->rtr_rkey_len) {
-        PART_UCX_ERROR("malformed setup record from rank %d tag %d", msg->src, msg->tag);
+        MCA_PART_UCX_ERROR("malformed setup record from rank %d tag %d", msg->src, msg->tag);
         msg->error = MPI_ERR_INTERN;
     }
-    PART_UCX_VERBOSE(10, "setup from %s rank %d tag %d seq %" PRIu64 " parts %" PRIu64
-                     " bytes %" PRIu64, OPAL_NAME_PRINT(msg->sender), msg->src, msg->tag,
-                     msg->seq, msg->parts, msg->total_bytes);
+    MCA_PART_UCX_VERBOSE(10, "setup from %s rank %d tag %d seq %" PRIu64 " parts %" PRIu64
+                         " bytes %" PRIu64, OPAL_NAME_PRINT(msg->sender), msg->src, msg->tag,
+                         msg->seq, msg->parts, msg->total_bytes);
 
     expected = mca_part_ucx_seq_slot(&m->seq_in, &msg->cid, &msg->sender);
     if (NULL == expected) {
-        PART_UCX_ERROR("no memory for a setup record: records from %s are stuck",
-                       OPAL_NAME_PRINT(msg->sender));
+        MCA_PART_UCX_ERROR("no memory for a setup record: records from %s are stuck",
+                           OPAL_NAME_PRINT(msg->sender));
         free(msg);
         return;
     }
@@ -948,7 +949,7 @@ static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
         if (msg->seq < *expected ||
             OPAL_SUCCESS == opal_hash_table_get_value_ptr(&m->held, &hkey, sizeof(hkey), &dup) ||
             OPAL_SUCCESS != opal_hash_table_set_value_ptr(&m->held, &hkey, sizeof(hkey), msg)) {
-            PART_UCX_ERROR("setup record out of sequence dropped");
+            MCA_PART_UCX_ERROR("setup record out of sequence dropped");
             free(msg);
         }
         return;
@@ -976,14 +977,14 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
     if (len < sizeof(*ack) || ack->buf_rkey_len > MCA_PART_UCX_MAX_RKEY ||
         ack->flags_rkey_len > MCA_PART_UCX_MAX_RKEY ||
         len < sizeof(*ack) + ack->buf_rkey_len + ack->flags_rkey_len) {
-        PART_UCX_ERROR("malformed setup answer dropped");
+        MCA_PART_UCX_ERROR("malformed setup answer dropped");
         return;
     }
     req = mca_part_ucx_request_lookup(ack->sreq_id, ack->sreq_cookie);
     if (NULL == req || MCA_PART_UCX_SEND != req->kind ||
         MCA_PART_UCX_SETUP_PENDING != req->setup) {
         /* Legal: the send request was freed before its setup completed. */
-        PART_UCX_VERBOSE(5, "setup answer for unknown request %d dropped", ack->sreq_id);
+        MCA_PART_UCX_VERBOSE(5, "setup answer for unknown request %d dropped", ack->sreq_id);
         return;
     }
     if (MPI_SUCCESS != ack->error) {
@@ -1052,8 +1053,8 @@ static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t le
             status = UCS_ERR_INVALID_PARAM;
         }
         if (UCS_OK != status) {
-            PART_UCX_ERROR("unpacking the receiver's keys failed: %s",
-                           ucs_status_string(status));
+            MCA_PART_UCX_ERROR("unpacking the receiver's keys failed: %s",
+                               ucs_status_string(status));
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
             return;
         }
@@ -1086,7 +1087,7 @@ int mca_part_ucx_ctrl_progress(void)
     while (!mca_part_ucx_link_empty(&batch)) {
         link = batch.next;
         mca_part_ucx_link_remove(link);
-        item = PART_UCX_CONTAINER(link, mca_part_ucx_ctrl_item_t, link);
+        item = MCA_PART_UCX_CONTAINER(link, mca_part_ucx_ctrl_item_t, link);
         if (MCA_PART_UCX_AM_SETUP == item->id) {
             /* The record is kept until matched, in the item's own memory
              * (moved to its start: no allocation that could fail and lose

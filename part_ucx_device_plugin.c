@@ -55,7 +55,7 @@ static const mca_part_ucx_device_ops_t *mca_part_ucx_device_open(void)
         opal_dl_close(mca_part_ucx_device_handle);
         mca_part_ucx_device_handle = NULL;
     } else {
-        PART_UCX_VERBOSE(5, "device plugin %s loaded", path);
+        MCA_PART_UCX_VERBOSE(5, "device plugin %s loaded", path);
     }
     free(err);
     free(path);
@@ -184,7 +184,7 @@ int mca_part_ucx_device_copy_in(void *dst, const void *src, size_t len)
     /* concurrent callers share the stream: each waits for its copy */
     if (NULL == stream || 0 != gpu->copy(dst, src, len, stream) ||
         0 != gpu->stream_sync(stream)) {
-        PART_UCX_ERROR("GPU copy of a partition failed: %s", gpu->last_error());
+        MCA_PART_UCX_ERROR("GPU copy of a partition failed: %s", gpu->last_error());
         return OPAL_ERROR;
     }
     return OPAL_SUCCESS;

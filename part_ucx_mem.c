@@ -17,10 +17,10 @@
 
 #include <unistd.h>
 
-#define PART_UCX_CHUNK_SIZE (1024 * 1024)
-#define PART_UCX_MIN_BLOCK  64
-#define PART_UCX_CLASSES    48
-#define PART_UCX_MAPPED_CHUNK_SIZE (256 * 1024)
+#define MCA_PART_UCX_CHUNK_SIZE (1024 * 1024)
+#define MCA_PART_UCX_MIN_BLOCK  64
+#define MCA_PART_UCX_CLASSES    48
+#define MCA_PART_UCX_MAPPED_CHUNK_SIZE (256 * 1024)
 
 struct mca_part_ucx_chunk_t {
     mca_part_ucx_chunk_t *next;
@@ -33,12 +33,12 @@ struct mca_part_ucx_chunk_t {
     bool device_mapped;             /* the GPU can read and write it */
     bool device_registered;         /* ... through our registration: undone at fini */
     bool device_map_failed;         /* ... and that was refused: not again */
-    int pool;                       /* PART_UCX_POOL_* */
+    int pool;                       /* MCA_PART_UCX_POOL_* */
 };
 
 /* UCX-allocated chunks (remotely written words) and private pinned chunks
  * mapped for the GPU (words kernels read or write). */
-enum { PART_UCX_POOL_UCX, PART_UCX_POOL_MAPPED, PART_UCX_POOLS };
+enum { MCA_PART_UCX_POOL_UCX, MCA_PART_UCX_POOL_MAPPED, MCA_PART_UCX_POOLS };
 
 /* Free blocks of each power-of-two size, linked through their first word. */
 typedef struct mca_part_ucx_free_t {
@@ -46,12 +46,12 @@ typedef struct mca_part_ucx_free_t {
     mca_part_ucx_chunk_t *chunk;
 } mca_part_ucx_free_t;
 
-static mca_part_ucx_chunk_t *mca_part_ucx_chunks[PART_UCX_POOLS];
-static mca_part_ucx_free_t *mca_part_ucx_free_lists[PART_UCX_POOLS][PART_UCX_CLASSES];
+static mca_part_ucx_chunk_t *mca_part_ucx_chunks[MCA_PART_UCX_POOLS];
+static mca_part_ucx_free_t *mca_part_ucx_free_lists[MCA_PART_UCX_POOLS][MCA_PART_UCX_CLASSES];
 
 static int mca_part_ucx_size_class(size_t size, size_t *rounded)
 {
-    size_t s = PART_UCX_MIN_BLOCK;
+    size_t s = MCA_PART_UCX_MIN_BLOCK;
     int c = 0;
 
     while (s < size) {
@@ -75,12 +75,12 @@ static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new(size_t need)
         return NULL;
     }
     params.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-    params.length = (need > PART_UCX_CHUNK_SIZE) ? need : PART_UCX_CHUNK_SIZE;
+    params.length = (need > MCA_PART_UCX_CHUNK_SIZE) ? need : MCA_PART_UCX_CHUNK_SIZE;
     params.flags = UCP_MEM_MAP_ALLOCATE;
     status = ucp_mem_map(mca_part_ucx_module.context, &params, &chunk->memh);
     if (UCS_OK != status) {
-        PART_UCX_ERROR("allocating %zu bytes of registered memory failed: %s", params.length,
-                       ucs_status_string(status));
+        MCA_PART_UCX_ERROR("allocating %zu bytes of registered memory failed: %s", params.length,
+                           ucs_status_string(status));
         free(chunk);
         return NULL;
     }
@@ -97,9 +97,9 @@ static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new(size_t need)
     }
     chunk->base = attr.address;
     chunk->size = attr.length;
-    chunk->pool = PART_UCX_POOL_UCX;
-    PART_UCX_VERBOSE(5, "registered control chunk of %zu bytes: %llu us", chunk->size,
-                     (unsigned long long) (opal_timer_base_get_usec() - t0));
+    chunk->pool = MCA_PART_UCX_POOL_UCX;
+    MCA_PART_UCX_VERBOSE(5, "registered control chunk of %zu bytes: %llu us", chunk->size,
+                         (unsigned long long) (opal_timer_base_get_usec() - t0));
     return chunk;
 }
 
@@ -108,7 +108,7 @@ static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new(size_t need)
 static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new_mapped(size_t need)
 {
     size_t page = (size_t) sysconf(_SC_PAGESIZE);
-    size_t size = (need > PART_UCX_MAPPED_CHUNK_SIZE) ? need : PART_UCX_MAPPED_CHUNK_SIZE;
+    size_t size = (need > MCA_PART_UCX_MAPPED_CHUNK_SIZE) ? need : MCA_PART_UCX_MAPPED_CHUNK_SIZE;
     mca_part_ucx_chunk_t *chunk = calloc(1, sizeof(*chunk));
     void *addr = NULL;
 
@@ -125,8 +125,8 @@ static mca_part_ucx_chunk_t *mca_part_ucx_chunk_new_mapped(size_t need)
     chunk->base = addr;
     chunk->size = size;
     chunk->device_mapped = chunk->device_registered = true;
-    chunk->pool = PART_UCX_POOL_MAPPED;
-    PART_UCX_VERBOSE(5, "pinned chunk of %zu bytes mapped for the GPU", size);
+    chunk->pool = MCA_PART_UCX_POOL_MAPPED;
+    MCA_PART_UCX_VERBOSE(5, "pinned chunk of %zu bytes mapped for the GPU", size);
     return chunk;
 }
 
@@ -137,7 +137,7 @@ static int mca_part_ucx_pool_alloc(int pool, size_t size, mca_part_ucx_block_t *
     size_t rounded;
     int c = mca_part_ucx_size_class(size, &rounded);
 
-    if (c >= PART_UCX_CLASSES) {
+    if (c >= MCA_PART_UCX_CLASSES) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     f = mca_part_ucx_free_lists[pool][c];
@@ -152,7 +152,7 @@ static int mca_part_ucx_pool_alloc(int pool, size_t size, mca_part_ucx_block_t *
             }
         }
         if (NULL == chunk) {
-            chunk = (PART_UCX_POOL_UCX == pool) ? mca_part_ucx_chunk_new(rounded)
+            chunk = (MCA_PART_UCX_POOL_UCX == pool) ? mca_part_ucx_chunk_new(rounded)
                                                 : mca_part_ucx_chunk_new_mapped(rounded);
             if (NULL == chunk) {
                 return OMPI_ERR_OUT_OF_RESOURCE;
@@ -171,7 +171,7 @@ static int mca_part_ucx_pool_alloc(int pool, size_t size, mca_part_ucx_block_t *
 
 int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block)
 {
-    return mca_part_ucx_pool_alloc(PART_UCX_POOL_UCX, size, block);
+    return mca_part_ucx_pool_alloc(MCA_PART_UCX_POOL_UCX, size, block);
 }
 
 /* Words only this process writes, read by GPU kernels or written by them
@@ -179,7 +179,7 @@ int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block)
  * sets locally). */
 int mca_part_ucx_block_alloc_mapped(size_t size, mca_part_ucx_block_t *block)
 {
-    return mca_part_ucx_pool_alloc(PART_UCX_POOL_MAPPED, size, block);
+    return mca_part_ucx_pool_alloc(MCA_PART_UCX_POOL_MAPPED, size, block);
 }
 
 void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
@@ -231,8 +231,8 @@ int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
     gpu = mca_part_ucx_device();
     if (NULL != gpu && gpu->host_mapped(chunk->base)) {
         chunk->device_mapped = true;
-        PART_UCX_VERBOSE(5, "control chunk of %zu bytes already mapped for the GPU by UCX",
-                         chunk->size);
+        MCA_PART_UCX_VERBOSE(5, "control chunk of %zu bytes already mapped for the GPU by UCX",
+                             chunk->size);
         return OMPI_SUCCESS;
     }
     rc = opal_accelerator.host_register(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base, chunk->size);
@@ -241,7 +241,7 @@ int mca_part_ucx_block_device_map(const mca_part_ucx_block_t *block)
         return rc;
     }
     chunk->device_mapped = chunk->device_registered = true;
-    PART_UCX_VERBOSE(5, "control chunk of %zu bytes mapped for the GPU", chunk->size);
+    MCA_PART_UCX_VERBOSE(5, "control chunk of %zu bytes mapped for the GPU", chunk->size);
     return OMPI_SUCCESS;
 }
 
@@ -249,7 +249,7 @@ void mca_part_ucx_mem_device_warm(void)
 {
     mca_part_ucx_block_t block;
 
-    if (OMPI_SUCCESS == mca_part_ucx_block_alloc(PART_UCX_MIN_BLOCK, &block)) {
+    if (OMPI_SUCCESS == mca_part_ucx_block_alloc(MCA_PART_UCX_MIN_BLOCK, &block)) {
         (void) mca_part_ucx_block_device_map(&block);
         mca_part_ucx_block_free(&block);
     }
@@ -262,22 +262,22 @@ typedef struct mca_part_ucx_devmem_t {
     int dev_id;
 } mca_part_ucx_devmem_t;
 
-#define PART_UCX_DEVMEM_MIN_CLASS 12 /* 4 KiB */
-#define PART_UCX_DEVMEM_MAX_CLASS 26 /* 64 MiB: larger ones go back at once */
-#define PART_UCX_DEVMEM_KEEP      ((size_t) 256 << 20)
+#define MCA_PART_UCX_DEVMEM_MIN_CLASS 12 /* 4 KiB */
+#define MCA_PART_UCX_DEVMEM_MAX_CLASS 26 /* 64 MiB: larger ones go back at once */
+#define MCA_PART_UCX_DEVMEM_KEEP      ((size_t) 256 << 20)
 
 static opal_mutex_t mca_part_ucx_devmem_lock = OPAL_MUTEX_STATIC_INIT;
-static mca_part_ucx_devmem_t *mca_part_ucx_devmem_cached[PART_UCX_DEVMEM_MAX_CLASS + 1];
+static mca_part_ucx_devmem_t *mca_part_ucx_devmem_cached[MCA_PART_UCX_DEVMEM_MAX_CLASS + 1];
 static size_t mca_part_ucx_devmem_kept = 0;
 
 static int mca_part_ucx_devmem_class(size_t size)
 {
-    int c = PART_UCX_DEVMEM_MIN_CLASS;
+    int c = MCA_PART_UCX_DEVMEM_MIN_CLASS;
 
-    while (c <= PART_UCX_DEVMEM_MAX_CLASS && ((size_t) 1 << c) < size) {
+    while (c <= MCA_PART_UCX_DEVMEM_MAX_CLASS && ((size_t) 1 << c) < size) {
         ++c;
     }
-    return c; /* > PART_UCX_DEVMEM_MAX_CLASS: not kept */
+    return c; /* > MCA_PART_UCX_DEVMEM_MAX_CLASS: not kept */
 }
 
 int mca_part_ucx_devmem_alloc(size_t size, void **ptr, int *dev_id_out)
@@ -287,7 +287,7 @@ int mca_part_ucx_devmem_alloc(size_t size, void **ptr, int *dev_id_out)
 
     (void) opal_accelerator.get_device(&dev_id);
     *dev_id_out = dev_id;
-    if (c <= PART_UCX_DEVMEM_MAX_CLASS) {
+    if (c <= MCA_PART_UCX_DEVMEM_MAX_CLASS) {
         OPAL_THREAD_LOCK(&mca_part_ucx_devmem_lock);
         for (prev = &mca_part_ucx_devmem_cached[c]; NULL != (e = *prev); prev = &e->next) {
             if (e->dev_id == dev_id) {
@@ -316,11 +316,11 @@ void mca_part_ucx_devmem_free(void *ptr, size_t size, int dev_id)
     if (NULL == ptr) {
         return;
     }
-    if (c <= PART_UCX_DEVMEM_MAX_CLASS) {
+    if (c <= MCA_PART_UCX_DEVMEM_MAX_CLASS) {
         e = malloc(sizeof(*e));
     }
     OPAL_THREAD_LOCK(&mca_part_ucx_devmem_lock);
-    if (NULL != e && mca_part_ucx_devmem_kept + ((size_t) 1 << c) <= PART_UCX_DEVMEM_KEEP) {
+    if (NULL != e && mca_part_ucx_devmem_kept + ((size_t) 1 << c) <= MCA_PART_UCX_DEVMEM_KEEP) {
         e->ptr = ptr;
         e->dev_id = dev_id;
         e->next = mca_part_ucx_devmem_cached[c];
@@ -340,7 +340,7 @@ static void mca_part_ucx_devmem_fini(void)
     mca_part_ucx_devmem_t *e;
     int c;
 
-    for (c = 0; c <= PART_UCX_DEVMEM_MAX_CLASS; ++c) {
+    for (c = 0; c <= MCA_PART_UCX_DEVMEM_MAX_CLASS; ++c) {
         while (NULL != (e = mca_part_ucx_devmem_cached[c])) {
             mca_part_ucx_devmem_cached[c] = e->next;
             (void) opal_accelerator.mem_release(e->dev_id, e->ptr);
@@ -356,13 +356,13 @@ void mca_part_ucx_mem_fini(void)
     int pool;
 
     mca_part_ucx_devmem_fini();
-    for (pool = 0; pool < PART_UCX_POOLS; ++pool) {
+    for (pool = 0; pool < MCA_PART_UCX_POOLS; ++pool) {
         while (NULL != (chunk = mca_part_ucx_chunks[pool])) {
             mca_part_ucx_chunks[pool] = chunk->next;
             if (chunk->device_registered) {
                 (void) opal_accelerator.host_unregister(MCA_ACCELERATOR_NO_DEVICE_ID, chunk->base);
             }
-            if (PART_UCX_POOL_UCX == pool) {
+            if (MCA_PART_UCX_POOL_UCX == pool) {
                 ucp_rkey_buffer_release(chunk->rkey);
                 ucp_mem_unmap(mca_part_ucx_module.context, chunk->memh);
             } else {

@@ -38,8 +38,8 @@ static inline bool mca_part_ucx_flags_arrived(const mca_part_ucx_request_t *req,
 }
 
 /* unpacked[p]: partition p unpacked in epoch e, or being unpacked */
-#define PART_UCX_UNPACKED(_e)  ((uint64_t) (_e) * 2)
-#define PART_UCX_UNPACKING(_e) ((uint64_t) (_e) * 2 - 1)
+#define MCA_PART_UCX_UNPACKED(_e)  ((uint64_t) (_e) * 2)
+#define MCA_PART_UCX_UNPACKING(_e) ((uint64_t) (_e) * 2 - 1)
 
 /* Non-contiguous receives land packed in pack_buf; a partition is unpacked
  * once per epoch, by MPI_Parrived or at completion, whichever sees it
@@ -48,13 +48,13 @@ static inline bool mca_part_ucx_flags_arrived(const mca_part_ucx_request_t *req,
  * unpack has finished. True once the partition is in the user's buffer. */
 static bool mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
 {
-    uint64_t done = PART_UCX_UNPACKED(req->epoch), old = req->unpacked[p];
+    uint64_t done = MCA_PART_UCX_UNPACKED(req->epoch), old = req->unpacked[p];
     opal_convertor_t conv;
     struct iovec iov;
     uint32_t iov_count = 1;
     size_t max = req->part_bytes;
 
-    if (old >= PART_UCX_UNPACKING(req->epoch)) {
+    if (old >= MCA_PART_UCX_UNPACKING(req->epoch)) {
         if (old != done) {
             return false;
         }
@@ -63,7 +63,7 @@ static bool mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
     }
     if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->unpacked[p],
                                                 (int64_t *) &old,
-                                                PART_UCX_UNPACKING(req->epoch))) {
+                                                MCA_PART_UCX_UNPACKING(req->epoch))) {
         return false; /* another thread is at it */
     }
     OBJ_CONSTRUCT(&conv, opal_convertor_t);
@@ -208,8 +208,8 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
     }
     if (UCS_PTR_IS_ERR(op)) {
         opal_atomic_unlock(&req->rtr_op_lock);
-        PART_UCX_ERROR("ready-to-receive to rank %d failed: %s", req->peer,
-                       ucs_status_string(UCS_PTR_STATUS(op)));
+        MCA_PART_UCX_ERROR("ready-to-receive to rank %d failed: %s", req->peer,
+                           ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
         return;
     }
@@ -259,9 +259,9 @@ void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_
         rtr->epoch = req->rtr_owed;
         req->rtr_owed = 0;
         mca_part_ucx_count(MCA_PART_UCX_PVAR_RTR_RIDING, 1);
-        PART_UCX_VERBOSE(20, "receive from rank %d tag %d: ready-to-receive of epoch %llu "
-                         "rides on a partition message", req->peer, req->tag,
-                         (unsigned long long) rtr->epoch);
+        MCA_PART_UCX_VERBOSE(20, "receive from rank %d tag %d: ready-to-receive of epoch %llu "
+                             "rides on a partition message", req->peer, req->tag,
+                             (unsigned long long) rtr->epoch);
     }
     peer->rtr_owed = NULL;
     opal_atomic_unlock(&peer->rtr_lock);
@@ -462,9 +462,9 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
         now = mca_part_ucx_recv_hdr_ok(req, hdr, length, req->epoch);
         early = !now && mca_part_ucx_recv_hdr_ok(req, hdr, length, req->epoch + 1);
         if (early) {
-            PART_UCX_VERBOSE(20, "receive from rank %d tag %d: partition %llu of epoch %llu "
-                             "held until MPI_Start", req->peer, req->tag,
-                             (unsigned long long) hdr->part, (unsigned long long) hdr->epoch);
+            MCA_PART_UCX_VERBOSE(20, "receive from rank %d tag %d: partition %llu of epoch %llu "
+                                 "held until MPI_Start", req->peer, req->tag,
+                                 (unsigned long long) hdr->part, (unsigned long long) hdr->epoch);
             status = mca_part_ucx_recv_hold(worker, req, hdr, data, length, rndv);
             mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_HELD, (int64_t) hdr->count);
         }
@@ -475,7 +475,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     if (now) {
         mca_part_ucx_recv_deliver(worker, req, hdr, data, length, rndv);
     } else if (!early) {
-        PART_UCX_ERROR("partition message for no live receive dropped");
+        MCA_PART_UCX_ERROR("partition message for no live receive dropped");
         if (rndv) {
             ucp_am_data_release(worker, data);
         }
@@ -633,8 +633,8 @@ static int mca_part_ucx_recv_packed(mca_part_ucx_request_t *req)
     }
     req->data = req->pack_buf;
     req->stride = req->part_bytes;
-    PART_UCX_VERBOSE(10, "receive from rank %d tag %d: %zu strided partitions against another "
-                     "sender partition count: packed", req->peer, req->tag, req->parts);
+    MCA_PART_UCX_VERBOSE(10, "receive from rank %d tag %d: %zu strided partitions against another "
+                         "sender partition count: packed", req->peer, req->tag, req->parts);
     return OMPI_SUCCESS;
 }
 
@@ -650,8 +650,8 @@ static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_
 {
     if (req->device || msg->src_device) {
         if (MCA_PART_UCX_TRANSFER_PUT == mca_part_ucx_component.transfer) {
-            PART_UCX_VERBOSE(5, "receive from rank %d tag %d: GPU memory, am instead of put",
-                             req->peer, req->tag);
+            MCA_PART_UCX_VERBOSE(5, "receive from rank %d tag %d: GPU memory, am instead of put",
+                                 req->peer, req->tag);
         }
         return true;
     }
@@ -705,8 +705,8 @@ static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t pa
 
     if (OMPI_SUCCESS == rc &&
         OMPI_SUCCESS != (rc = mca_part_ucx_block_device_map(&req->flags_block))) {
-        PART_UCX_VERBOSE(5, "receive from rank %d tag %d: shared flags cannot be mapped "
-                         "for the GPU", req->peer, req->tag);
+        MCA_PART_UCX_VERBOSE(5, "receive from rank %d tag %d: shared flags cannot be mapped "
+                             "for the GPU", req->peer, req->tag);
         mca_part_ucx_block_free(&req->flags_block);
     }
     return rc;
@@ -723,8 +723,8 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
     ucs_status_t status;
     int rc;
 
-    PART_UCX_VERBOSE(10, "receive from rank %d tag %d matched: %" PRIu64 " sender partitions",
-                     req->peer, req->tag, msg->parts);
+    MCA_PART_UCX_VERBOSE(10, "receive from rank %d tag %d matched: %" PRIu64 " sender partitions",
+                         req->peer, req->tag, msg->parts);
     req->remote = mca_part_ucx_peer_get_by_name(&msg->sender);
     if (NULL == req->remote) {
         mca_part_ucx_request_fail(req, MPI_ERR_OTHER);
@@ -752,10 +752,11 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
                      mca_part_ucx_component.epoch_ahead_bytes > 0;
         req->rtr_msg.sreq_id = msg->sreq_id;
         req->rtr_msg.sreq_cookie = msg->sreq_cookie;
-        PART_UCX_VERBOSE(10, "receive from rank %d tag %d: data by %s, ready-to-receive by %s%s",
-                         req->peer, req->tag, req->am ? "active message" : "put",
-                         req->rtr_am ? "active message" : "put",
-                         req->ahead ? ", senders one epoch ahead" : "");
+        MCA_PART_UCX_VERBOSE(10,
+                             "receive from rank %d tag %d: data by %s, ready-to-receive by %s%s",
+                             req->peer, req->tag, req->am ? "active message" : "put",
+                             req->rtr_am ? "active message" : "put",
+                             req->ahead ? ", senders one epoch ahead" : "");
         /* GPU buffers: the am transfer sets flags locally; keep them where
          * kernels (MPIX_Parrived) can read them too: pinned and mapped, and
          * where the sender's kernels may store partitions here (exposed),
@@ -778,8 +779,8 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
         params.length = (req->parts - 1) * req->stride + req->part_bytes; /* strided: the span */
         status = ucp_mem_map(m->context, &params, &req->buf_memh);
         if (UCS_OK != status) {
-            PART_UCX_ERROR("registering the receive buffer failed: %s",
-                           ucs_status_string(status));
+            MCA_PART_UCX_ERROR("registering the receive buffer failed: %s",
+                               ucs_status_string(status));
             error = MPI_ERR_INTERN;
         }
     } else if (MPI_SUCCESS == error && exposable) {
@@ -861,7 +862,7 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
         }
         if (OMPI_SUCCESS != mca_part_ucx_comm_track(comm)) {
             /* only what a freed communicator leaves behind stays longer */
-            PART_UCX_VERBOSE(5, "communicator %s not tracked for its free", comm->c_name);
+            MCA_PART_UCX_VERBOSE(5, "communicator %s not tracked for its free", comm->c_name);
         }
         rc = mca_part_ucx_match_posted(req);
         OPAL_THREAD_UNLOCK(&m->lock);

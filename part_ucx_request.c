@@ -179,8 +179,8 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
         /* Each partition contiguous, partitions apart (a resized type):
          * moved in place, partition by partition. */
         req->stride = count * (size_t) req->extent;
-        PART_UCX_VERBOSE(10, "partitions of %zu bytes, %zu apart: moved in place",
-                         req->part_bytes, req->stride);
+        MCA_PART_UCX_VERBOSE(10, "partitions of %zu bytes, %zu apart: moved in place",
+                             req->part_bytes, req->stride);
     } else if (!req->contiguous && req->total_bytes > 0) {
         req->pack_buf = malloc(req->total_bytes);
         if (NULL == req->pack_buf) {
@@ -304,8 +304,8 @@ void mca_part_ucx_request_complete(mca_part_ucx_request_t *req)
 
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error)
 {
-    PART_UCX_VERBOSE(1, "request to/from rank %d tag %d failed: error class %d", req->peer,
-                     req->tag, error);
+    MCA_PART_UCX_VERBOSE(1, "request to/from rank %d tag %d failed: error class %d", req->peer,
+                         req->tag, error);
     req->error = error;
     req->setup = MCA_PART_UCX_SETUP_FAILED;
 }

@@ -35,8 +35,8 @@ typedef enum {
 /* Per-partition state of a send, in units of the epoch: 2e means "ready in
  * epoch e, waiting for the receiver", 2e+1 "issued in epoch e". A CAS on it
  * lets MPI_Pready and progress race for the issue without a lock. */
-#define PART_UCX_QUEUED(_e) ((uint64_t) (_e) * 2)
-#define PART_UCX_ISSUED(_e) ((uint64_t) (_e) * 2 + 1)
+#define MCA_PART_UCX_QUEUED(_e) ((uint64_t) (_e) * 2)
+#define MCA_PART_UCX_ISSUED(_e) ((uint64_t) (_e) * 2 + 1)
 
 struct mca_part_ucx_request_t {
     ompi_request_t super;
@@ -103,7 +103,7 @@ struct mca_part_ucx_request_t {
 
     /* Sender. */
     mca_part_ucx_block_t rtr_block; /* receiver writes the epoch it is ready for */
-    volatile uint64_t *part_state;  /* PART_UCX_QUEUED / PART_UCX_ISSUED */
+    volatile uint64_t *part_state;  /* MCA_PART_UCX_QUEUED / MCA_PART_UCX_ISSUED */
     opal_atomic_int64_t queued;     /* partitions waiting for the receiver */
     opal_atomic_int64_t ops_done;   /* completed puts in this epoch */
     uint64_t *flag_values;          /* put sources, stable until completion */
@@ -198,7 +198,7 @@ bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p);
 void mca_part_ucx_send_copied(mca_part_ucx_request_t *req, size_t first, uint64_t bits);
 
-/* Device requests (part_ucx_prequest.c). */
+/* Device requests (part_ucx_devreq.c). */
 int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info);
 void mca_part_ucx_dev_start(mca_part_ucx_request_t *req);
 void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req);

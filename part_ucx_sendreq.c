@@ -20,14 +20,14 @@
 #include "part_ucx_pvar.h"
 
 /* Every partition costs two puts (data, then flag) per epoch. */
-#define PART_UCX_SEND_OPS(_req) ((int64_t) (_req)->parts * 2)
+#define MCA_PART_UCX_SEND_OPS(_req) ((int64_t) (_req)->parts * 2)
 
 static void mca_part_ucx_put_cb(void *op, ucs_status_t status, void *user_data)
 {
     mca_part_ucx_request_t *req = user_data;
 
     if (UCS_OK != status) {
-        PART_UCX_ERROR("put to rank %d failed: %s", req->peer, ucs_status_string(status));
+        MCA_PART_UCX_ERROR("put to rank %d failed: %s", req->peer, ucs_status_string(status));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     opal_atomic_add_fetch_64(&req->ops_done, 1);
@@ -46,7 +46,8 @@ static void mca_part_ucx_ops_cb(void *op, ucs_status_t status, void *user_data)
     mca_part_ucx_ops_ctx_t *c = user_data;
 
     if (UCS_OK != status) {
-        PART_UCX_ERROR("transfer to rank %d failed: %s", c->req->peer, ucs_status_string(status));
+        MCA_PART_UCX_ERROR("transfer to rank %d failed: %s", c->req->peer,
+                           ucs_status_string(status));
         mca_part_ucx_request_fail(c->req, MPI_ERR_INTERN);
     }
     opal_atomic_add_fetch_64(&c->req->ops_done, c->ops);
@@ -86,8 +87,8 @@ static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const voi
     }
     op = ucp_put_nbx(ep, src, len, raddr, rkey, &param);
     if (UCS_PTR_IS_ERR(op)) {
-        PART_UCX_ERROR("put to rank %d failed: %s", req->peer,
-                       ucs_status_string(UCS_PTR_STATUS(op)));
+        MCA_PART_UCX_ERROR("put to rank %d failed: %s", req->peer,
+                           ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     if (!UCS_PTR_IS_PTR(op)) {
@@ -169,7 +170,8 @@ static void mca_part_ucx_am_sent_cb(void *op, ucs_status_t status, void *user_da
     mca_part_ucx_request_t *req = user_data;
 
     if (UCS_OK != status) {
-        PART_UCX_ERROR("partition to rank %d failed: %s", req->peer, ucs_status_string(status));
+        MCA_PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
+                           ucs_status_string(status));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     opal_atomic_add_fetch_64(&req->ops_done, 2);
@@ -216,8 +218,8 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
     op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr),
                          req->data + p * req->stride, n * req->part_bytes, &param);
     if (UCS_PTR_IS_ERR(op)) {
-        PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
-                       ucs_status_string(UCS_PTR_STATUS(op)));
+        MCA_PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
+                           ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     if (!UCS_PTR_IS_PTR(op)) {
@@ -261,8 +263,8 @@ void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped)
     }
     opal_atomic_lock_init(&req->hcopy_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
     req->hcopy_dst = mapped;
-    PART_UCX_VERBOSE(10, "send to rank %d tag %d: GPU partitions copied by this host",
-                     req->peer, req->tag);
+    MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: GPU partitions copied by this host",
+                         req->peer, req->tag);
 }
 
 /* Host copy of partitions first + i (bit i of `bits`): one copy per run of
@@ -289,7 +291,7 @@ static void mca_part_ucx_hcopy_bits(mca_part_ucx_request_t *req, size_t first, u
                            req->hcopy_stream) ||
             0 != gpu->event_record(event, req->hcopy_stream)) {
             opal_atomic_unlock(&req->hcopy_lock);
-            PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
+            MCA_PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
             if (NULL != event) {
                 mca_part_ucx_device_event_put(event);
             }
@@ -325,7 +327,7 @@ static void mca_part_ucx_hcopy_progress(mca_part_ucx_request_t *req)
         }
         mca_part_ucx_device_event_put(r.event);
         if (done < 0) {
-            PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
+            MCA_PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
             opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(r.bits));
             continue;
@@ -387,8 +389,8 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
         return; /* the callback counts them */
     }
     if (UCS_PTR_IS_ERR(op)) {
-        PART_UCX_ERROR("arrivals to rank %d failed: %s", req->peer,
-                       ucs_status_string(UCS_PTR_STATUS(op)));
+        MCA_PART_UCX_ERROR("arrivals to rank %d failed: %s", req->peer,
+                           ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     opal_atomic_add_fetch_64(&req->ops_done, ops);
@@ -427,7 +429,7 @@ static void mca_part_ucx_put_data(mca_part_ucx_request_t *req, size_t first, uin
 static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, size_t n)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    uint64_t queued = PART_UCX_QUEUED(req->epoch), claimed = 0, copied = 0, am = 0, expected;
+    uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch), claimed = 0, copied = 0, am = 0, expected;
     int64_t by_am = 0;
     mca_part_ucx_flag_batch_t local, *b;
     ucp_request_param_t param;
@@ -443,7 +445,7 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         if (req->part_state[p] != queued ||
             !opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
                                                     (int64_t *) &expected,
-                                                    PART_UCX_ISSUED(req->epoch))) {
+                                                    MCA_PART_UCX_ISSUED(req->epoch))) {
             continue;
         }
         if (req->am) {
@@ -531,10 +533,10 @@ bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p)
 {
     uint64_t expected = req->part_state[p];
 
-    return expected < PART_UCX_QUEUED(req->epoch) &&
+    return expected < MCA_PART_UCX_QUEUED(req->epoch) &&
            opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
                                                   (int64_t *) &expected,
-                                                  PART_UCX_ISSUED(req->epoch));
+                                                  MCA_PART_UCX_ISSUED(req->epoch));
 }
 
 /* The arrivals of claimed copied partitions first + i (bit i of `bits`):
@@ -590,7 +592,7 @@ static void mca_part_ucx_pack(mca_part_ucx_request_t *req, size_t p)
  * partition showed up at a thousand partitions an epoch). */
 bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p)
 {
-    uint64_t queued = PART_UCX_QUEUED(req->epoch), old = req->part_state[p];
+    uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch), old = req->part_state[p];
 
     if (old >= queued) {
         return false;
@@ -662,7 +664,7 @@ void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg)
     if (NULL == req || MCA_PART_UCX_SEND != req->kind || NULL == req->rtr_block.addr) {
         /* One epoch ahead, a sender may complete and free its request
          * before the receiver's last ready-to-receive comes. */
-        PART_UCX_VERBOSE(5, "ready-to-receive for no live send dropped");
+        MCA_PART_UCX_VERBOSE(5, "ready-to-receive for no live send dropped");
         if (NULL != req) {
             mca_part_ucx_request_put(req);
         }
@@ -679,7 +681,7 @@ void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req)
 {
     opal_atomic_wmb();
     req->setup = MCA_PART_UCX_SETUP_DONE;
-    PART_UCX_VERBOSE(10, "send to rank %d tag %d: receiver buffer known", req->peer, req->tag);
+    MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: receiver buffer known", req->peer, req->tag);
 }
 
 bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
@@ -699,7 +701,7 @@ bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
     if (NULL != req->dev && mca_part_ucx_dev_failed(req)) {
         return mca_part_ucx_dev_send_drained(req); /* partitions may never come */
     }
-    return req->ops_done == PART_UCX_SEND_OPS(req);
+    return req->ops_done == MCA_PART_UCX_SEND_OPS(req);
 }
 
 int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
@@ -764,8 +766,8 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     rkey = mca_part_ucx_block_rkey(&req->rtr_block, &rkey_len);
     if (rkey_len > MCA_PART_UCX_MAX_RKEY) {
         /* the receiver could not take it: fail here, never on the way */
-        PART_UCX_ERROR("ready-to-receive key of %zu bytes, more than %d", rkey_len,
-                       MCA_PART_UCX_MAX_RKEY);
+        MCA_PART_UCX_ERROR("ready-to-receive key of %zu bytes, more than %d", rkey_len,
+                           MCA_PART_UCX_MAX_RKEY);
         rc = MPI_ERR_OTHER;
         goto err;
     }

@@ -155,7 +155,7 @@ int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
  * own, in their schedule). */
 static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, bool kernel_copy)
 {
-    uint64_t queued = PART_UCX_QUEUED(req->epoch);
+    uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch);
     size_t bytes = (size_t) req->device_group_bytes;
     uint32_t s = 0;
     size_t p;
@@ -175,9 +175,9 @@ static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, 
      * existed: their groups could not complete in kernels. */
     for (p = 0; p < req->parts; ++p) {
         if (req->part_state[p] >= queued) {
-            PART_UCX_VERBOSE(5, "send to rank %d tag %d: partitions readied on the host "
-                             "before MPIX_Prequest_create, so no transport groups",
-                             req->peer, req->tag);
+            MCA_PART_UCX_VERBOSE(5, "send to rank %d tag %d: partitions readied on the host "
+                                 "before MPIX_Prequest_create, so no transport groups",
+                                 req->peer, req->tag);
             return 0;
         }
     }
@@ -278,7 +278,7 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
     const volatile uint64_t *ready = d->ready_block.addr;
-    uint64_t queued = PART_UCX_QUEUED(req->epoch), bits = 0, mark;
+    uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch), bits = 0, mark;
     unsigned shift = d->host.group_shift;
     bool copied = NULL != d->copied && req->am, host;
     int64_t claimed = 0;
@@ -367,7 +367,7 @@ bool mca_part_ucx_dev_failed(mca_part_ucx_request_t *req)
  * and fails from then on. */
 bool mca_part_ucx_dev_send_drained(mca_part_ucx_request_t *req)
 {
-    uint64_t issued = PART_UCX_ISSUED(req->epoch);
+    uint64_t issued = MCA_PART_UCX_ISSUED(req->epoch);
     int64_t ops = 0;
     size_t p;
 
@@ -498,9 +498,10 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
         status = ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &dst);
     }
     if (UCS_OK != status) {
-        PART_UCX_VERBOSE(5, "send to rank %d tag %d: no mapping of the receiver's buffer (%s), "
-                         "device requests use the progress engine", req->peer, req->tag,
-                         ucs_status_string(status));
+        MCA_PART_UCX_VERBOSE(5,
+                             "send to rank %d tag %d: no mapping of the receiver's buffer (%s), "
+                             "device requests use the progress engine", req->peer, req->tag,
+                             ucs_status_string(status));
         return OMPI_SUCCESS;
     }
     d->copied = calloc(req->parts, sizeof(uint64_t));
@@ -635,18 +636,18 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         return MPI_ERR_NO_MEM;
     }
     *preq = d->handle;
-    PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition "
-                     "(one update per %s), %u partitions a group, %s", (void *) d->dptr,
-                     send ? "send to" : "receive from", req->peer, req->tag, d->host.threshold,
-                     (MPIX_PREQUEST_AGGREGATE_BLOCK == d->host.aggregate) ? "block" : "warp",
-                     1u << d->host.group_shift,
-                     (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism) ? "kernel copy"
+    MCA_PART_UCX_VERBOSE(10, "device request %p for %s rank %d tag %d, %u calls per partition "
+                         "(one update per %s), %u partitions a group, %s", (void *) d->dptr,
+                         send ? "send to" : "receive from", req->peer, req->tag, d->host.threshold,
+                         (MPIX_PREQUEST_AGGREGATE_BLOCK == d->host.aggregate) ? "block" : "warp",
+                         1u << d->host.group_shift,
+                         (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism) ? "kernel copy"
                                                                        : "progress engine");
-    PART_UCX_VERBOSE(10, "device request %p: %llu us (setup wait %llu, host words %llu, "
-                     "peer mapping %llu, device copy %llu)", (void *) d->dptr,
-                     (unsigned long long) (t[4] - t[0]), (unsigned long long) (t[1] - t[0]),
-                     (unsigned long long) (t[2] - t[1]), (unsigned long long) (t[3] - t[2]),
-                     (unsigned long long) (t[4] - t[3]));
+    MCA_PART_UCX_VERBOSE(10, "device request %p: %llu us (setup wait %llu, host words %llu, "
+                         "peer mapping %llu, device copy %llu)", (void *) d->dptr,
+                         (unsigned long long) (t[4] - t[0]), (unsigned long long) (t[1] - t[0]),
+                         (unsigned long long) (t[2] - t[1]), (unsigned long long) (t[3] - t[2]),
+                         (unsigned long long) (t[4] - t[3]));
     return MPI_SUCCESS;
 }
 

@@ -94,8 +94,8 @@ static void mca_part_ucx_scan_transports(mca_part_ucx_module_t *m)
     }
     fclose(stream);
     free(buffer);
-    PART_UCX_VERBOSE(5, "RMA without the target's progress: this node %s, other nodes %s",
-                     m->rma_local ? "yes" : "no", m->rma_remote ? "yes" : "no");
+    MCA_PART_UCX_VERBOSE(5, "RMA without the target's progress: this node %s, other nodes %s",
+                         m->rma_local ? "yes" : "no", m->rma_remote ? "yes" : "no");
 }
 
 static int mca_part_ucx_workers_init(void)
@@ -224,7 +224,7 @@ int mca_part_ucx_progress(void)
     }
     for (item = m->active.next; item != &m->active; item = next) {
         next = item->next;
-        req = PART_UCX_CONTAINER(item, mca_part_ucx_request_t, link);
+        req = MCA_PART_UCX_CONTAINER(item, mca_part_ucx_request_t, link);
         done = (MCA_PART_UCX_SEND == req->kind)   ? mca_part_ucx_send_progress(req)
                : (MCA_PART_UCX_RECV == req->kind) ? mca_part_ucx_recv_progress(req)
                                                   : mca_part_ucx_coll_progress(req);
