@@ -9,19 +9,25 @@
  * Ranks 0 and 1 exchange; other ranks run the local checks only. */
 #include "../tutil.h"
 
+/* Rank 0's send or rank 1's receive of parts x count ints on `tag`. */
+static void init_pair(int rank, int32_t *buf, int parts, int count, int tag, MPI_Request *req)
+{
+    if (0 == rank) {
+        T_MPI(MPI_Psend_init(buf, parts, count, MPI_INT32_T, 1, tag, MPI_COMM_WORLD,
+                             MPI_INFO_NULL, req));
+    } else {
+        T_MPI(MPI_Precv_init(buf, parts, count, MPI_INT32_T, 0, tag, MPI_COMM_WORLD,
+                             MPI_INFO_NULL, req));
+    }
+}
+
 /* One checked exchange from rank 0 to rank 1 on `tag`: parts x count ints. */
 static void exchange(int rank, int parts, int count, int tag, int epochs)
 {
     int32_t *buf = calloc((size_t) parts * count + 1, sizeof(int32_t));
     MPI_Request req;
 
-    if (0 == rank) {
-        T_MPI(MPI_Psend_init(buf, parts, count, MPI_INT32_T, 1, tag, MPI_COMM_WORLD,
-                             MPI_INFO_NULL, &req));
-    } else {
-        T_MPI(MPI_Precv_init(buf, parts, count, MPI_INT32_T, 0, tag, MPI_COMM_WORLD,
-                             MPI_INFO_NULL, &req));
-    }
+    init_pair(rank, buf, parts, count, tag, &req);
     for (int e = 1; e <= epochs; ++e) {
         T_MPI(MPI_Start(&req));
         if (0 == rank) {
@@ -56,13 +62,7 @@ static void empty(int rank, int parts, int count, int tag, int epochs)
     MPI_Status st;
     int flag, n;
 
-    if (0 == rank) {
-        T_MPI(MPI_Psend_init(buf, parts, count, MPI_INT32_T, 1, tag, MPI_COMM_WORLD,
-                             MPI_INFO_NULL, &req));
-    } else {
-        T_MPI(MPI_Precv_init(buf, parts, count, MPI_INT32_T, 0, tag, MPI_COMM_WORLD,
-                             MPI_INFO_NULL, &req));
-    }
+    init_pair(rank, buf, parts, count, tag, &req);
     for (int e = 1; e <= epochs; ++e) {
         T_MPI(MPI_Start(&req));
         if (0 == rank) {
