@@ -102,6 +102,7 @@ static int mca_part_ucx_workers_init(void)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ucp_worker_params_t params = {0};
+    ucp_worker_attr_t attr;
     ucs_status_t status;
     int i;
 
@@ -118,6 +119,17 @@ static int mca_part_ucx_workers_init(void)
             opal_show_help("help-part-ucx.txt", "ucx init failed", true,
                            "ucp_worker_create", ucs_status_string(status));
             return OMPI_ERROR;
+        }
+        /* As pml/ucx: a UCX built without thread support grants less than
+         * asked, and MPI_THREAD_MULTIPLE would then race inside the worker;
+         * decline, so that another part component is selected. */
+        attr.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
+        status = ucp_worker_query(m->workers[i], &attr);
+        if (UCS_OK != status || attr.thread_mode < params.thread_mode) {
+            MCA_PART_UCX_ERROR("the UCP worker does not support the thread level of this "
+                               "process (MPI_THREAD_MULTIPLE needs a UCX built with "
+                               "--enable-mt): part/ucx declines");
+            return OMPI_ERR_NOT_SUPPORTED;
         }
     }
     return OMPI_SUCCESS;
