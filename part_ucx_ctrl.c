@@ -568,23 +568,31 @@ mca_part_ucx_peer_t *mca_part_ucx_peer_get(ompi_proc_t *proc)
     return mca_part_ucx_peer_get_by_name(&proc->super.proc_name);
 }
 
+/* Every control message: eager on worker 0; `param` may add a callback. */
+static ucs_status_ptr_t mca_part_ucx_ctrl_am_send(mca_part_ucx_peer_t *peer, unsigned id,
+                                                  const void *buf, size_t len,
+                                                  ucp_request_param_t *param)
+{
+    ucs_status_ptr_t ret;
+
+    param->op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+    param->flags = UCP_AM_SEND_FLAG_EAGER;
+    ret = ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, param);
+    if (UCS_PTR_IS_ERR(ret)) {
+        MCA_PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
+                           ucs_status_string(UCS_PTR_STATUS(ret)));
+    }
+    return ret;
+}
+
 int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *buf, size_t len,
                            void **op)
 {
     ucp_request_param_t param = {0};
-    ucs_status_ptr_t ret;
+    ucs_status_ptr_t ret = mca_part_ucx_ctrl_am_send(peer, id, buf, len, &param);
 
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    param.flags = UCP_AM_SEND_FLAG_EAGER;
-    ret = ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, &param);
-    if (UCS_PTR_IS_ERR(ret)) {
-        MCA_PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
-                           ucs_status_string(UCS_PTR_STATUS(ret)));
-        *op = NULL;
-        return OMPI_ERROR;
-    }
     *op = UCS_PTR_IS_PTR(ret) ? ret : NULL;
-    return OMPI_SUCCESS;
+    return UCS_PTR_IS_ERR(ret) ? OMPI_ERROR : OMPI_SUCCESS;
 }
 
 static void mca_part_ucx_owned_sent_cb(void *op, ucs_status_t status, void *user_data)
@@ -601,16 +609,10 @@ static void mca_part_ucx_ctrl_send_owned(mca_part_ucx_peer_t *peer, unsigned id,
     ucp_request_param_t param = {0};
     ucs_status_ptr_t ret;
 
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
-                         UCP_OP_ATTR_FIELD_USER_DATA;
-    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = mca_part_ucx_owned_sent_cb;
     param.user_data = buf;
-    ret = ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, &param);
-    if (UCS_PTR_IS_ERR(ret)) {
-        MCA_PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
-                           ucs_status_string(UCS_PTR_STATUS(ret)));
-    }
+    ret = mca_part_ucx_ctrl_am_send(peer, id, buf, len, &param);
     if (!UCS_PTR_IS_PTR(ret)) {
         free(buf);
     }

@@ -153,6 +153,14 @@ int mca_part_ucx_request_register(mca_part_ucx_request_t *req)
     return (req->id < 0) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
+/* Whether n elements of the datatype are contiguous in memory: for n >= 2
+ * exactly when 2 are, so n is never narrowed to the int32 the datatype
+ * engine takes. */
+static bool mca_part_ucx_contiguous(ompi_datatype_t *datatype, size_t n)
+{
+    return ompi_datatype_is_contiguous_memory_layout(datatype, (int32_t) (n < 2 ? n : 2));
+}
+
 int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
                                const void *buf, size_t parts, size_t count,
                                ompi_datatype_t *datatype, int peer, int tag,
@@ -165,17 +173,14 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
     req->tag = tag;
     req->buf = (void *) buf;
     ompi_datatype_get_true_extent(datatype, &true_lb, &true_extent);
-    /* contiguous for n >= 2 elements iff for 2: never narrow count * parts
-     * to the int32 the datatype engine takes */
-    req->contiguous = ompi_datatype_is_contiguous_memory_layout(
-        datatype, (int32_t) ((count * parts < 2) ? count * parts : 2));
+    req->contiguous = mca_part_ucx_contiguous(datatype, count * parts);
     req->data = (char *) buf + true_lb;
     req->device = mca_part_ucx_is_device(req->data, req->total_bytes);
     req->setup = MCA_PART_UCX_SETUP_PENDING;
 
     req->stride = req->part_bytes;
     if (!req->contiguous && parts > 1 && req->extent > 0 &&
-        ompi_datatype_is_contiguous_memory_layout(datatype, (int32_t) ((count < 2) ? count : 2))) {
+        mca_part_ucx_contiguous(datatype, count)) {
         /* Each partition contiguous, partitions apart (a resized type):
          * moved in place, partition by partition. */
         req->stride = count * (size_t) req->extent;
