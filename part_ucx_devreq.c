@@ -202,7 +202,8 @@ static inline uint64_t mca_part_ucx_dev_mark_epoch(uint64_t mark)
  * without transport groups) did not complete it on the GPU, so its next
  * call would take a stale copy for the current epoch: after such an epoch
  * the host writes the copy itself (one small copy, on a non-blocking
- * stream; epochs readied by kernels alone cost nothing). */
+ * stream; after epochs readied by kernels alone, MPI_Start only reads each
+ * group's mark). */
 static void mca_part_ucx_dev_push_epoch(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
 {
     const volatile uint64_t *ready = d->ready_block.addr;
