@@ -19,128 +19,33 @@
 #include "part_ucx_ctrl.h"
 #include "part_ucx_mem.h"
 #include "part_ucx_request.h"
-#include "part_ucx_coll.h"
+#include "part_ucx_devreq.h"
 
-mca_part_ucx_module_t mca_part_ucx_module = {
-    .super = {
-        .part_progress = mca_part_ucx_progress,
-        .part_precv_init = mca_part_ucx_precv_init,
-        .part_psend_init = mca_part_ucx_psend_init,
-        .part_start = mca_part_ucx_start,
-        .part_pready = mca_part_ucx_pready,
-        .part_parrived = mca_part_ucx_parrived,
-    },
+
+static int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request);
+static int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag,
+                                 ompi_request_t *request);
+
+static const mca_part_ucx_ctrl_handlers_t mca_part_ucx_handlers = {
+    .matched = mca_part_ucx_recv_matched,
+    .answer = mca_part_ucx_send_answer,
+    .rtr = mca_part_ucx_send_rtr_arrived,
+    .data = mca_part_ucx_recv_data,
 };
 
-static int mca_part_ucx_context_init(void)
-{
-    ucp_params_t params = {0};
-    ucp_config_t *config;
-    ucs_status_t status;
-
-    status = ucp_config_read("MPI", NULL, &config);
-    if (UCS_OK != status) {
-        opal_show_help("help-part-ucx.txt", "ucx init failed", true,
-                       "ucp_config_read", ucs_status_string(status));
-        return OMPI_ERROR;
-    }
-
-    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
-                        UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM;
-    params.mt_workers_shared = 0; /* each worker protects itself */
-    params.estimated_num_eps = ompi_proc_world_size();
-
-    status = ucp_init(&params, config, &mca_part_ucx_module.context);
-    ucp_config_release(config);
-    if (UCS_OK != status) {
-        opal_show_help("help-part-ucx.txt", "ucx init failed", true, "ucp_init",
-                       ucs_status_string(status));
-        return OMPI_ERROR;
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Transports of the context, read from ucp_context_print_info's resource
- * lines ("# resource 3 : md 2 dev 3 flags -- sysv/memory") as
- * opal_common_ucx_support_level reads them. */
-static void mca_part_ucx_scan_transports(mca_part_ucx_module_t *m)
-{
-    static const char *const shm[] = {"sysv", "posix", "xpmem", "cma", "knem", NULL};
-    static const char *const rdma[] = {"rc_verbs", "rc_mlx5", "dc_mlx5", NULL};
-    char *buffer = NULL, line[256], tl[64];
-    size_t size = 0;
-    FILE *stream = open_memstream(&buffer, &size);
-    int i;
-
-    m->rma_local = m->rma_remote = true; /* unknown: as UCX 1.13 would do */
-    if (NULL == stream) {
-        return;
-    }
-    ucp_context_print_info(m->context, stream);
-    fflush(stream);
-    m->rma_local = m->rma_remote = false;
-    rewind(stream);
-    while (NULL != fgets(line, sizeof(line), stream)) {
-        if (1 != sscanf(line, "# resource %*d : md %*d dev %*d flags -- %63[^/ \n\r]", tl)) {
-            continue;
-        }
-        for (i = 0; NULL != shm[i]; ++i) {
-            m->rma_local = m->rma_local || 0 == strcmp(tl, shm[i]);
-        }
-        for (i = 0; NULL != rdma[i]; ++i) {
-            m->rma_remote = m->rma_remote || 0 == strcmp(tl, rdma[i]);
-        }
-    }
-    fclose(stream);
-    free(buffer);
-    MCA_PART_UCX_VERBOSE(5, "RMA without the target's progress: this node %s, other nodes %s",
-                         m->rma_local ? "yes" : "no", m->rma_remote ? "yes" : "no");
-}
-
-static int mca_part_ucx_workers_init(void)
-{
-    mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    ucp_worker_params_t params = {0};
-    ucp_worker_attr_t attr;
-    ucs_status_t status;
-    int i;
-
-    m->workers = calloc(m->num_workers, sizeof(*m->workers));
-    if (NULL == m->workers) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-
-    params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    params.thread_mode = opal_common_ucx_thread_mode(ompi_mpi_thread_provided);
-    for (i = 0; i < m->num_workers; ++i) {
-        status = ucp_worker_create(m->context, &params, &m->workers[i]);
-        if (UCS_OK != status) {
-            opal_show_help("help-part-ucx.txt", "ucx init failed", true,
-                           "ucp_worker_create", ucs_status_string(status));
-            return OMPI_ERROR;
-        }
-        /* As pml/ucx: a UCX built without thread support grants less than
-         * asked, and MPI_THREAD_MULTIPLE would then race inside the worker;
-         * decline, so that another part component is selected. */
-        attr.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
-        status = ucp_worker_query(m->workers[i], &attr);
-        if (UCS_OK != status || attr.thread_mode < params.thread_mode) {
-            MCA_PART_UCX_ERROR("the UCP worker does not support the thread level of this "
-                               "process (MPI_THREAD_MULTIPLE needs a UCX built with "
-                               "--enable-mt): part/ucx declines");
-            return OMPI_ERR_NOT_SUPPORTED;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-int mca_part_ucx_module_init(bool enable_mpi_threads)
+int mca_part_ucx_module_init(const mca_base_component_t *version, bool enable_mpi_threads)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     int rc;
 
-    m->num_workers = mca_part_ucx_component.num_workers;
+    m->super.part_progress = mca_part_ucx_progress;
+    m->super.part_precv_init = mca_part_ucx_precv_init;
+    m->super.part_psend_init = mca_part_ucx_psend_init;
+    m->super.part_start = mca_part_ucx_start;
+    m->super.part_pready = mca_part_ucx_pready;
+    m->super.part_parrived = mca_part_ucx_parrived;
+    m->version = version;
+    m->num_workers = m->params.num_workers;
     OBJ_CONSTRUCT(&m->lock, opal_recursive_mutex_t);
     OBJ_CONSTRUCT(&m->peers, opal_hash_table_t);
     OBJ_CONSTRUCT(&m->seq_in, opal_hash_table_t);
@@ -162,11 +67,7 @@ int mca_part_ucx_module_init(bool enable_mpi_threads)
 
     rc = mca_part_ucx_context_init();
     if (OMPI_SUCCESS == rc) {
-        mca_part_ucx_scan_transports(m);
-        rc = mca_part_ucx_workers_init();
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = mca_part_ucx_ctrl_init();
+        rc = mca_part_ucx_ctrl_init(&mca_part_ucx_handlers);
     }
     if (OMPI_SUCCESS != rc) {
         mca_part_ucx_module_fini();
@@ -177,7 +78,6 @@ int mca_part_ucx_module_init(bool enable_mpi_threads)
 int mca_part_ucx_module_fini(void)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    int i;
 
     if (!m->initialized) {
         return OMPI_SUCCESS;
@@ -194,19 +94,7 @@ int mca_part_ucx_module_fini(void)
     if (NULL != m->context) {
         mca_part_ucx_mem_fini();
     }
-    if (NULL != m->workers) {
-        for (i = 0; i < m->num_workers; ++i) {
-            if (NULL != m->workers[i]) {
-                ucp_worker_destroy(m->workers[i]);
-            }
-        }
-        free(m->workers);
-        m->workers = NULL;
-    }
-    if (NULL != m->context) {
-        ucp_cleanup(m->context);
-        m->context = NULL;
-    }
+    mca_part_ucx_context_fini();
     OBJ_DESTRUCT(&m->requests);
     OBJ_DESTRUCT(&m->held);
     OBJ_DESTRUCT(&m->match);
@@ -220,33 +108,39 @@ int mca_part_ucx_module_fini(void)
 
 int mca_part_ucx_progress(void)
 {
-    mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    mca_part_ucx_link_t *item, *next;
-    mca_part_ucx_request_t *req;
-    int i, count = 0;
-    bool done;
+    return mca_part_ucx_request_progress();
+}
 
-    for (i = 0; i < m->num_workers; ++i) {
-        count += ucp_worker_progress(m->workers[i]);
-    }
-    count += mca_part_ucx_ctrl_progress();
+/* The framework's MPI_Pready and MPI_Parrived: checked here, then done by
+ * the request's kind (the MPI layer checks only the request pointer). */
+static int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request)
+{
+    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
 
-    if (0 == m->num_active || 0 != opal_mutex_trylock(&m->lock)) {
-        return count;
+    if (NULL == req->ops->pready || OMPI_REQUEST_ACTIVE != req->super.req_state) {
+        return MPI_ERR_REQUEST;
     }
-    for (item = m->active.next; item != &m->active; item = next) {
-        next = item->next;
-        req = MCA_PART_UCX_CONTAINER(item, mca_part_ucx_request_t, link);
-        done = (MCA_PART_UCX_SEND == req->kind)   ? mca_part_ucx_send_progress(req)
-               : (MCA_PART_UCX_RECV == req->kind) ? mca_part_ucx_recv_progress(req)
-                                                  : mca_part_ucx_coll_progress(req);
-        if (done) {
-            mca_part_ucx_link_remove(item);
-            opal_atomic_add_fetch_32(&m->num_active, -1);
-            mca_part_ucx_request_complete(req);
-            ++count;
-        }
+    if (min_part > max_part || max_part >= req->parts) {
+        return MPI_ERR_ARG;
     }
-    opal_mutex_unlock(&m->lock);
-    return count;
+    /* a rank of a collective that only receives (a bcast's non-root) */
+    return req->takes_pready ? req->ops->pready(req, min_part, max_part) : MPI_ERR_REQUEST;
+}
+
+static int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag,
+                                 ompi_request_t *request)
+{
+    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
+
+    if (NULL == req->ops->parrived) {
+        return MPI_ERR_REQUEST;
+    }
+    if (min_part > max_part || max_part >= req->parts) {
+        return MPI_ERR_ARG;
+    }
+    if (OMPI_REQUEST_ACTIVE != req->super.req_state || req->proc_null) {
+        *flag = 1; /* inactive or MPI_PROC_NULL: nothing to wait for */
+        return OMPI_SUCCESS;
+    }
+    return req->ops->parrived(req, min_part, max_part, flag);
 }

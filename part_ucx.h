@@ -28,8 +28,10 @@
 
 #include "opal/class/opal_hash_table.h"
 #include "opal/class/opal_pointer_array.h"
+#include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/mca/threads/mutex.h"
 #include "opal/util/output.h"
+#include "opal/mca/common/ucx/common_ucx.h"
 #include "ompi/mca/part/part.h"
 #include "ompi/mca/part/base/base.h"
 
@@ -72,11 +74,17 @@ typedef enum {
     MCA_PART_UCX_ALLREDUCE_RD
 } mca_part_ucx_allreduce_t;
 
-typedef struct mca_part_ucx_component_t {
-    mca_part_base_component_4_0_0_t super;
+/* Enumerated parameters whose names info keys also take. */
+typedef enum {
+    MCA_PART_UCX_ENUM_DEVICE_COPY,
+    MCA_PART_UCX_ENUM_PREADY_AGGREGATE,
+    MCA_PART_UCX_ENUM_ALLREDUCE,
+    MCA_PART_UCX_ENUM_COUNT
+} mca_part_ucx_enum_id_t;
+
+/* The MCA parameters (part_ucx_*), registered by part_ucx_component.c. */
+typedef struct mca_part_ucx_params_t {
     int priority;
-    int verbose;
-    int output;
     int num_workers;
     int parrived_progress_interval;
     int transfer;
@@ -96,12 +104,22 @@ typedef struct mca_part_ucx_component_t {
     bool device_rtr_cache;          /* kernel copy: receiver-ready word cached on the GPU */
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
     int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */
+} mca_part_ucx_params_t;
+
+typedef struct mca_part_ucx_component_t {
+    mca_part_base_component_4_0_0_t super;
 } mca_part_ucx_component_t;
 
 OMPI_DECLSPEC extern mca_part_ucx_component_t mca_part_ucx_component;
 
+/* The module: the part framework's entry points (filled in by part_ucx.c)
+ * and the state every layer shares, defined in part_ucx_context.c, the
+ * lowest layer. */
 typedef struct mca_part_ucx_module_t {
     mca_part_base_module_t super;
+    mca_part_ucx_params_t params;
+    const mca_base_component_t *version; /* the component's: its modex key */
+    mca_base_var_enum_t *enums[MCA_PART_UCX_ENUM_COUNT]; /* kept from registration */
     ucp_context_h context;
     int num_workers;
     ucp_worker_h *workers;
@@ -135,11 +153,11 @@ typedef struct mca_part_ucx_module_t {
 
 OMPI_DECLSPEC extern mca_part_ucx_module_t mca_part_ucx_module;
 
-#define MCA_PART_UCX_VERBOSE(_level, ...) \
-    opal_output_verbose(_level, mca_part_ucx_component.output, "part:ucx " __VA_ARGS__)
-
-#define MCA_PART_UCX_ERROR(...) \
-    opal_output_verbose(0, mca_part_ucx_component.output, "part:ucx error: " __VA_ARGS__)
+/* Logging through opal/mca/common/ucx's stream, as pml/ucx and osc/ucx
+ * (opal_common_ucx_verbose; levels above 2 in debug builds only). */
+#define MCA_PART_UCX_VERBOSE MCA_COMMON_UCX_VERBOSE
+#define MCA_PART_UCX_ERROR   MCA_COMMON_UCX_ERROR
+#define MCA_PART_UCX_WARN    MCA_COMMON_UCX_WARN
 
 static inline void mca_part_ucx_link_init(mca_part_ucx_link_t *head)
 {
@@ -175,8 +193,18 @@ static inline void mca_part_ucx_link_remove(mca_part_ucx_link_t *item)
 #define MCA_PART_UCX_CONTAINER(_ptr, _type, _member) \
     ((_type *) ((char *) (_ptr) - offsetof(_type, _member)))
 
+/* part_ucx_context.c: the UCP context and its workers. */
+int mca_part_ucx_context_init(void);
+void mca_part_ucx_context_fini(void);
+
+/* part_ucx_info.c: an info key's value into *value, left as it is where
+ * the key is absent; MPI_ERR_INFO_VALUE for a value not allowed. */
+int mca_part_ucx_info_enum(struct ompi_info_t *info, const char *key, mca_part_ucx_enum_id_t id,
+                           int *value);
+int mca_part_ucx_info_int(struct ompi_info_t *info, const char *key, int min, int *value);
+
 /* part_ucx.c */
-int mca_part_ucx_module_init(bool enable_mpi_threads);
+int mca_part_ucx_module_init(const mca_base_component_t *version, bool enable_mpi_threads);
 int mca_part_ucx_module_fini(void);
 int mca_part_ucx_progress(void);
 

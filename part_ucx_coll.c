@@ -21,12 +21,13 @@
 
 #include "opal/mca/accelerator/accelerator.h"
 #include "opal/util/show_help.h"
+#include "opal/util/string_copy.h"
+#include "ompi/mca/pml/pml.h"
 
 #include "part_ucx.h"
 #include "part_ucx_coll.h"
 #include "part_ucx_device_plugin.h"
 
-opal_thread_local bool mca_part_ucx_internal_init = false;
 
 /* Room for one more entry in a growing schedule array. */
 static int mca_part_ucx_coll_grow(void **array, int *max, int used, size_t size)
@@ -206,12 +207,10 @@ static int mca_part_ucx_coll_create(mca_part_ucx_coll_t *c, mca_part_ucx_chan_t 
         }
         count = 1;
     }
-    mca_part_ucx_internal_init = true;
-    rc = ch->send ? mca_part_ucx_psend_init(buf, c->parts, count, type, ch->peer,
-                                            MCA_PART_UCX_TAG_COLL, c->comm, NULL, &ch->req)
-                  : mca_part_ucx_precv_init(buf, c->parts, count, type, ch->peer,
-                                            MCA_PART_UCX_TAG_COLL, c->comm, NULL, &ch->req);
-    mca_part_ucx_internal_init = false;
+    rc = ch->send ? mca_part_ucx_psend_init(buf, c->parts, count, type, ch->peer, c->chan_tag,
+                                            c->chan_comm, NULL, &ch->req)
+                  : mca_part_ucx_precv_init(buf, c->parts, count, type, ch->peer, c->chan_tag,
+                                            c->chan_comm, NULL, &ch->req);
     if (type != c->dtype) {
         ompi_datatype_destroy(&type); /* the request holds its own reference */
     }
@@ -420,7 +419,9 @@ static int mca_part_ucx_coll_arrive(mca_part_ucx_coll_t *c, size_t p, int t, uin
     }
     st = &c->steps[t];
     for (i = 0; i < st->nout; ++i) {
-        rc = mca_part_ucx_pready(p, p, c->chans[c->outs[st->out0 + i]].req);
+        mca_part_ucx_request_t *ch =
+            (mca_part_ucx_request_t *) c->chans[c->outs[st->out0 + i]].req;
+        rc = ch->ops->pready(ch, p, p);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -564,7 +565,7 @@ static int mca_part_ucx_coll_begin(mca_part_ucx_coll_t *c, size_t p, uint64_t ep
     return (OMPI_SUCCESS == rc) ? mca_part_ucx_coll_advance(c, p, epoch) : rc;
 }
 
-int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
+static int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_coll_t *c = req->coll;
     ompi_request_t **reqs;
@@ -608,15 +609,13 @@ static int mca_part_ucx_coll_user_ready(mca_part_ucx_coll_t *c, size_t u, uint64
                                              : OMPI_SUCCESS;
 }
 
-int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t last)
+static int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first,
+                                    size_t last)
 {
     mca_part_ucx_coll_t *c = req->coll;
     int rc = OMPI_SUCCESS;
     size_t u;
 
-    if (!c->user_pready) {
-        return MPI_ERR_REQUEST; /* this rank only receives (e.g. not the root) */
-    }
     OPAL_THREAD_LOCK(&c->lock);
     for (u = first; u <= last && OMPI_SUCCESS == rc; ++u) {
         rc = mca_part_ucx_coll_user_ready(c, u, req->epoch);
@@ -625,7 +624,8 @@ int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t l
     return rc;
 }
 
-void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req, volatile uint64_t *done_words)
+static void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req,
+                                         volatile uint64_t *done_words)
 {
     mca_part_ucx_coll_t *c = req->coll;
     size_t u;
@@ -652,7 +652,8 @@ static bool mca_part_ucx_coll_done(const mca_part_ucx_coll_t *c, size_t first, s
     return true;
 }
 
-int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t last, int *flag)
+static int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t last,
+                                      int *flag)
 {
     mca_part_ucx_coll_t *c = req->coll;
 
@@ -668,7 +669,7 @@ int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t
     return OMPI_SUCCESS;
 }
 
-bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
+static bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_coll_t *c = req->coll;
     mca_part_ucx_request_t *ch;
@@ -725,7 +726,7 @@ bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
  * those need nothing more. The lock (also where threads are not in use)
  * keeps the collective's progress, which only tries it, from ending the
  * epoch while we look; the channels progress on their own meanwhile. */
-int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req)
+static int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_coll_t *c = req->coll;
     int i, rc = MPI_SUCCESS;
@@ -764,7 +765,7 @@ static bool mca_part_ucx_coll_quiesce(mca_part_ucx_coll_t *c)
     return rc > 0;
 }
 
-void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
+static void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_coll_t *c = req->coll;
     int i;
@@ -808,4 +809,49 @@ void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
     OBJ_DESTRUCT(&c->lock);
     free(c);
     req->coll = NULL;
+}
+
+/* A failed epoch completes while its channels may still be busy: only
+ * then may the request be freed active. */
+static bool mca_part_ucx_coll_idle(const mca_part_ucx_request_t *req)
+{
+    return MCA_PART_UCX_SETUP_FAILED == req->setup;
+}
+
+const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops = {
+    .start = mca_part_ucx_coll_start,
+    .progress = mca_part_ucx_coll_progress,
+    .release = mca_part_ucx_coll_release,
+    .pready = mca_part_ucx_coll_pready,
+    .parrived = mca_part_ucx_coll_parrived,
+    .prepare = mca_part_ucx_coll_prepare,
+    .idle = mca_part_ucx_coll_idle,
+    .dev_attach = mca_part_ucx_coll_dev_attach,
+};
+
+/* The channels go on a duplicate of the collective's communicator, one for
+ * all collectives of that communicator, made by the first (every rank
+ * makes it then: collective inits are collective, in the same order on
+ * every rank). Each collective tags its channels with its number there,
+ * so two collectives' channels between the same ranks never match. */
+int mca_part_ucx_coll_channels(mca_part_ucx_coll_t *c)
+{
+    mca_part_ucx_comm_state_t *state = mca_part_ucx_comm_state(c->comm);
+    int rc;
+
+    if (NULL == state) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (NULL == state->coll_comm) {
+        rc = ompi_comm_dup(c->comm, &state->coll_comm);
+        if (OMPI_SUCCESS != rc) {
+            state->coll_comm = NULL;
+            return rc;
+        }
+        (void) opal_string_copy(state->coll_comm->c_name, "part/ucx collectives",
+                                sizeof(state->coll_comm->c_name));
+    }
+    c->chan_comm = state->coll_comm;
+    c->chan_tag = (int) (state->coll_seq++ % ((uint32_t) mca_pml.pml_max_tag + 1));
+    return OMPI_SUCCESS;
 }

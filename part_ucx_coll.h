@@ -59,6 +59,8 @@ typedef struct mca_part_ucx_step_t {
 
 typedef struct mca_part_ucx_coll_t {
     ompi_communicator_t *comm;
+    ompi_communicator_t *chan_comm; /* the channels': mca_part_ucx_coll_channels */
+    int chan_tag;
     ompi_datatype_t *dtype;
     ompi_op_t *op;                  /* NULL: no reduction */
     const char *sendbuf;            /* NULL: in place or none */
@@ -122,25 +124,16 @@ int mca_part_ucx_build_reduce(mca_part_ucx_coll_t *c, int root);
 int mca_part_ucx_build_allgather(mca_part_ucx_coll_t *c);
 int mca_part_ucx_build_alltoall(mca_part_ucx_coll_t *c);
 
-/* Hooks of the generic request code. */
-int mca_part_ucx_coll_start(mca_part_ucx_request_t *req);
-bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req);
-int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first, size_t last);
-int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t last, int *flag);
-int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req);
-void mca_part_ucx_coll_release(mca_part_ucx_request_t *req);
+/* The kind's operations (part_ucx_request.h). */
+extern const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops;
+/* The communicator and tag of the channels, before they are created. */
+int mca_part_ucx_coll_channels(mca_part_ucx_coll_t *c);
 /* GPU buffers: the plugin and the kernels for the type and op (before the
  * ranks agree), then the stream and the events (after). */
 int mca_part_ucx_coll_device_check(mca_part_ucx_coll_t *c, bool reduction);
 int mca_part_ucx_coll_device(mca_part_ucx_coll_t *c);
 /* Scratch memory where the collective's buffers are (host or GPU). */
 void *mca_part_ucx_coll_alloc(mca_part_ucx_coll_t *c, size_t bytes);
-/* A device request on the collective: where kernels see partitions done. */
-void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req, volatile uint64_t *done_words);
-
-/* Internal tags: only collectives' channels may use it (never a user's). */
-#define MCA_PART_UCX_TAG_COLL (-4096)
-extern opal_thread_local bool mca_part_ucx_internal_init;
 
 END_C_DECLS
 

@@ -111,21 +111,13 @@ static int mca_part_ucx_coll_group(const mca_part_ucx_coll_t *c,
                                    const mca_part_ucx_request_t *req, ompi_info_t *info,
                                    size_t *group)
 {
-    int limit = c->device ? mca_part_ucx_component.coll_transport_bytes_gpu
-                          : mca_part_ucx_component.coll_transport_bytes;
+    int limit = c->device ? mca_part_ucx_module.params.coll_transport_bytes_gpu
+                          : mca_part_ucx_module.params.coll_transport_bytes;
     size_t bytes = req->part_bytes, g;
-    opal_cstring_t *value = NULL;
-    int flag = 0;
+    int rc = mca_part_ucx_info_int(info, "mpix_coll_transport_bytes", 0, &limit);
 
-    if (NULL != info && MPI_INFO_NULL != info &&
-        OPAL_SUCCESS == opal_info_get(&info->super, "mpix_coll_transport_bytes", &value,
-                                      &flag) &&
-        flag) {
-        flag = (OPAL_SUCCESS != opal_cstring_to_int(value, &limit) || limit < 0);
-        OBJ_RELEASE(value);
-        if (flag) {
-            return MPI_ERR_INFO_VALUE;
-        }
+    if (MPI_SUCCESS != rc) {
+        return rc;
     }
 
     *group = 1;
@@ -259,15 +251,15 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
         }
         return MPI_ERR_NO_MEM;
     }
-    mca_part_ucx_request_init_base(req, MCA_PART_UCX_COLL, (size_t) partitions, (size_t) count,
-                                   dtype, rank, comm);
+    mca_part_ucx_request_init_base(req, MCA_PART_UCX_COLL, &mca_part_ucx_coll_ops,
+                                   (size_t) partitions, (size_t) count, dtype, rank, comm);
     req->coll = c;
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     *out = req;
     /* Listed like point-to-point requests, so MPIX_Prequest_free finds it;
      * control messages check the kind and never take it for theirs. */
     rc = (OMPI_SUCCESS == mca_part_ucx_request_register(req))
-             ? mca_part_ucx_dev_info(req, info) /* device requests: mpix_pready_threads */
+             ? mca_part_ucx_request_dev_info(req, info) /* device requests: mpix_pready_threads */
              : MPI_ERR_NO_MEM;
     if (MPI_SUCCESS != rc) {
         return rc;
@@ -279,6 +271,7 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
     c->acc = recvbuf;
     c->sendbuf = (MPI_IN_PLACE == sendbuf) ? NULL : sendbuf;
     c->user_pready = (MCA_PART_UCX_BCAST != kind) || (rank == root);
+    req->takes_pready = c->user_pready;
     c->user_parts = req->parts;
     if (MCA_PART_UCX_ALLGATHER == kind || MCA_PART_UCX_ALLTOALL == kind) {
         req->total_bytes *= (size_t) n;
@@ -385,6 +378,9 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         rc = mca_part_ucx_build_alltoall(c);
     } else {
         rc = mca_part_ucx_build_bcast(c, root);
+    }
+    if (OMPI_SUCCESS == rc && 0 < c->nchans) {
+        rc = mca_part_ucx_coll_channels(c);
     }
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_coll_commit(c);

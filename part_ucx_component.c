@@ -44,29 +44,6 @@ mca_part_ucx_component_t mca_part_ucx_component = {
         .partm_init = mca_part_ucx_component_init,
         .partm_finalize = mca_part_ucx_component_fini,
     },
-    /* Above part/persist (priority 1) where UCX has a fast transport */
-    .priority = 20,
-    .verbose = 0,
-    .output = -1,
-    .num_workers = 1,
-    .parrived_progress_interval = 64,
-    .transfer = MCA_PART_UCX_TRANSFER_AUTO,
-    .rtr = MCA_PART_UCX_TRANSFER_AUTO,
-    .device_copy = MCA_PART_UCX_DEVICE_COPY_AUTO,
-    .pready_aggregate = MCA_PART_UCX_PREADY_AGGREGATE_WARP,
-    .allreduce_algorithm = MCA_PART_UCX_ALLREDUCE_AUTO,
-    .allreduce_small = 4096,
-    .allreduce_ring_two = 256 << 10,
-    .coll_transport_bytes = 4096,
-    .coll_transport_bytes_gpu = 4 << 20,
-    .join_bytes = 1 << 20,
-    .join_bytes_gpu = 16 << 20,
-    .device_group_bytes = -1,
-    .gpu_eager_bytes = 8192,
-    .device_arrivals = true,
-    .device_rtr_cache = true,
-    .gpu_host_copy = true,
-    .epoch_ahead_bytes = 32768,
 };
 
 static const mca_base_var_enum_value_t mca_part_ucx_allreduce_values[] = {
@@ -109,10 +86,12 @@ static void mca_part_ucx_var(const char *name, const char *help, mca_base_var_ty
                                            help, type, values, 0, 0, level, scope, storage);
 }
 
+/* An enumerated parameter; where `keep` is given, the enumerator stays
+ * there for info keys of the same values (released at close). */
 static void mca_part_ucx_enum_var(const char *name, const char *help,
                                   const mca_base_var_enum_value_t *values,
                                   mca_base_var_info_lvl_t level, mca_base_var_scope_t scope,
-                                  int *storage)
+                                  int *storage, mca_base_var_enum_t **keep)
 {
     mca_base_var_enum_t *e = NULL;
     char *enum_name = NULL;
@@ -121,7 +100,9 @@ static void mca_part_ucx_enum_var(const char *name, const char *help,
     (void) mca_base_var_enum_create(enum_name, values, &e);
     free(enum_name);
     mca_part_ucx_var(name, help, MCA_BASE_VAR_TYPE_INT, e, level, scope, storage);
-    if (NULL != e) {
+    if (NULL != keep && NULL == *keep) {
+        *keep = e;
+    } else if (NULL != e) {
         OBJ_RELEASE(e);
     }
 }
@@ -146,26 +127,26 @@ static void mca_part_ucx_common_synonyms(const mca_base_component_t *c)
 
 static int mca_part_ucx_component_register(void)
 {
-    mca_part_ucx_component_t *c = &mca_part_ucx_component;
+    const mca_base_component_t *version = &mca_part_ucx_component.super.partm_version;
+    mca_part_ucx_params_t *c = &mca_part_ucx_module.params;
 
     mca_part_ucx_var("priority",
         "Priority of part/ucx where UCX has a fast transport to every peer "
         "(a device of part_ucx_devices, or shared memory within one node); "
         "elsewhere it is 0, below part/persist",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
-    mca_part_ucx_var("verbose",
-        "Verbosity of part/ucx (0: errors only, 10: every control message)",
-        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
 
     /* tuners: how partitions move */
     mca_part_ucx_enum_var("transfer",
         "How partitions move: put (RMA into the receive buffer), am (active messages), "
         "or auto (put to other nodes over RDMA, am elsewhere); GPU buffers always move as am",
-        mca_part_ucx_transfer_values, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->transfer);
+        mca_part_ucx_transfer_values, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->transfer,
+        NULL);
     mca_part_ucx_enum_var("rtr",
         "How a receiver tells the sender it is ready for an epoch: put, am, or auto "
         "(am where UCX would emulate the put)",
-        mca_part_ucx_transfer_values, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->rtr);
+        mca_part_ucx_transfer_values, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->rtr,
+        NULL);
     mca_part_ucx_var("num_workers",
         "Number of UCP workers; partitions are spread over them round robin "
         "(the same on every process)",
@@ -184,7 +165,7 @@ static int mca_part_ucx_component_register(void)
     mca_part_ucx_enum_var("allreduce_algorithm",
         "Schedule of MPIX_Pallreduce_init: ring, recursive_doubling, or auto (by size)",
         mca_part_ucx_allreduce_values, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_ALL_EQ,
-        &c->allreduce_algorithm);
+        &c->allreduce_algorithm, &mca_part_ucx_module.enums[MCA_PART_UCX_ENUM_ALLREDUCE]);
     mca_part_ucx_var("coll_transport_bytes",
         "Partitioned collectives: consecutive user partitions share one transport "
         "partition up to this many bytes (0: one per user partition)",
@@ -197,12 +178,13 @@ static int mca_part_ucx_component_register(void)
         "GPU buffer), progress (the host sends it), or auto (kernel where the peer's buffer "
         "maps)",
         mca_part_ucx_device_copy_values, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->device_copy);
+        &c->device_copy, &mca_part_ucx_module.enums[MCA_PART_UCX_ENUM_DEVICE_COPY]);
     mca_part_ucx_enum_var("pready_aggregate",
         "What a kernel's MPIX_Pready combines into one counter update: warp or block "
         "(every thread of the block calls it for one partition)",
         mca_part_ucx_pready_aggregate_values, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->pready_aggregate);
+        &c->pready_aggregate,
+        &mca_part_ucx_module.enums[MCA_PART_UCX_ENUM_PREADY_AGGREGATE]);
     mca_part_ucx_var("device_group_bytes",
         "Device send requests: consecutive partitions that kernels complete together, in bytes "
         "(-1: by the copy mechanism, 0: every partition alone)",
@@ -253,26 +235,26 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->epoch_ahead_bytes);
 
-    mca_part_ucx_common_synonyms(&c->super.partm_version);
-    return mca_part_ucx_pvar_register(&c->super.partm_version);
+    mca_part_ucx_common_synonyms(version);
+    return mca_part_ucx_pvar_register(version);
 }
 
 static int mca_part_ucx_component_open(void)
 {
-    mca_part_ucx_component.output = opal_output_open(NULL);
-    opal_output_set_verbosity(mca_part_ucx_component.output,
-                              mca_part_ucx_component.verbose);
     opal_common_ucx_mca_register();
     return OMPI_SUCCESS;
 }
 
 static int mca_part_ucx_component_close(void)
 {
-    opal_common_ucx_mca_deregister();
-    if (mca_part_ucx_component.output >= 0) {
-        opal_output_close(mca_part_ucx_component.output);
-        mca_part_ucx_component.output = -1;
+    int i;
+
+    for (i = 0; i < MCA_PART_UCX_ENUM_COUNT; ++i) {
+        if (NULL != mca_part_ucx_module.enums[i]) {
+            OBJ_RELEASE(mca_part_ucx_module.enums[i]);
+        }
     }
+    opal_common_ucx_mca_deregister();
     return OMPI_SUCCESS;
 }
 
@@ -289,13 +271,13 @@ static int mca_part_ucx_priority(void)
 
     if (OPAL_COMMON_UCX_SUPPORT_DEVICE == opal_common_ucx_support_level(m->context)) {
         MCA_PART_UCX_VERBOSE(1, "UCX has a supported device: priority %d",
-                             mca_part_ucx_component.priority);
-        return mca_part_ucx_component.priority;
+                             m->params.priority);
+        return m->params.priority;
     }
     if (one_node && m->rma_local) {
         MCA_PART_UCX_VERBOSE(1, "one node with shared memory: priority %d",
-                             mca_part_ucx_component.priority);
-        return mca_part_ucx_component.priority;
+                             m->params.priority);
+        return m->params.priority;
     }
     MCA_PART_UCX_VERBOSE(1, "no supported device%s: priority 0, below part/persist",
                          one_node ? " and no shared memory" : " and peers on other nodes");
@@ -308,13 +290,14 @@ mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
 {
     int rc;
 
-    if (mca_part_ucx_component.num_workers < 1) {
+    if (mca_part_ucx_module.params.num_workers < 1) {
         opal_show_help("help-part-ucx.txt", "bad num_workers", true,
-                       mca_part_ucx_component.num_workers);
+                       mca_part_ucx_module.params.num_workers);
         return NULL;
     }
 
-    rc = mca_part_ucx_module_init(enable_mpi_threads);
+    rc = mca_part_ucx_module_init(&mca_part_ucx_component.super.partm_version,
+                                  enable_mpi_threads);
     if (OMPI_SUCCESS != rc) {
         /* A component that cannot run declines; part/persist takes over. */
         return NULL;

@@ -9,6 +9,7 @@
 
 #include "ompi_config.h"
 
+#include "opal/mca/accelerator/accelerator.h"
 #include "opal/mca/pmix/pmix-internal.h"
 #include "opal/mca/timer/base/base.h"
 #include "opal/util/show_help.h"
@@ -16,7 +17,6 @@
 
 #include "part_ucx.h"
 #include "part_ucx_ctrl.h"
-#include "part_ucx_request.h"
 #include "part_ucx_pvar.h"
 
 /* A control message copied out of the AM callback, handled later by
@@ -60,6 +60,8 @@ typedef struct {
 static mca_part_ucx_link_t mca_part_ucx_incoming;
 static opal_atomic_int32_t mca_part_ucx_num_incoming;
 static opal_mutex_t mca_part_ucx_incoming_lock;
+
+static mca_part_ucx_ctrl_handlers_t mca_part_ucx_handlers;
 
 /* The modex key is the component's; the value lists every worker's address:
  * uint32 count, then per worker a uint32 length and the address. */
@@ -105,7 +107,7 @@ static int mca_part_ucx_publish_addresses(void)
 
     /* The part framework is selected after MPI_Init's fence: the value is
      * committed now and read by peers on first use (direct modex). */
-    OPAL_MODEX_SEND(rc, PMIX_GLOBAL, &mca_part_ucx_component.super.partm_version,
+    OPAL_MODEX_SEND(rc, PMIX_GLOBAL, mca_part_ucx_module.version,
                     m->address_blob, m->address_blob_len);
     if (OMPI_SUCCESS == rc && PMIX_SUCCESS != PMIx_Commit()) {
         rc = OMPI_ERROR;
@@ -164,10 +166,10 @@ static ucs_status_t mca_part_ucx_data_cb(void *arg, const void *header, size_t h
         return UCS_OK;
     }
     if (0 != hdr->rtr.epoch) { /* a ready-to-receive riding along */
-        mca_part_ucx_send_rtr_arrived(&hdr->rtr);
+        mca_part_ucx_handlers.rtr(&hdr->rtr);
     }
-    return mca_part_ucx_recv_data((ucp_worker_h) arg, hdr, data, length,
-                                  param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
+    return mca_part_ucx_handlers.data((ucp_worker_h) arg, hdr, data, length,
+                                      param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
 }
 
 /* A ready-to-receive: written into the send request's word right away, as
@@ -185,7 +187,7 @@ static ucs_status_t mca_part_ucx_rtr_cb(void *arg, const void *header, size_t he
         }
         return UCS_OK;
     }
-    mca_part_ucx_send_rtr_arrived(header);
+    mca_part_ucx_handlers.rtr(header);
     return UCS_OK;
 }
 
@@ -203,11 +205,12 @@ static int mca_part_ucx_set_am_handler(ucp_worker_h worker, unsigned id, ucp_am_
                                                                        : OMPI_ERROR;
 }
 
-int mca_part_ucx_ctrl_init(void)
+int mca_part_ucx_ctrl_init(const mca_part_ucx_ctrl_handlers_t *handlers)
 {
     ucp_worker_h w0 = mca_part_ucx_module.workers[0];
     int i, rc;
 
+    mca_part_ucx_handlers = *handlers;
     OBJ_CONSTRUCT(&mca_part_ucx_incoming_lock, opal_mutex_t);
     mca_part_ucx_link_init(&mca_part_ucx_incoming);
     mca_part_ucx_num_incoming = 0;
@@ -420,7 +423,7 @@ void mca_part_ucx_ctrl_fini(void)
             post = MCA_PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link);
             mca_part_ucx_link_remove(&post->link);
             post->bucket = NULL;
-            if (NULL == post->req) {
+            if (post->tombstone) {
                 free(post); /* a tombstone; receives are the user's */
             }
         }
@@ -448,7 +451,7 @@ static uint64_t mca_part_ucx_name_key(const opal_process_name_t *name)
  * MPI_Init, so a miss in the local cache is retried against the server. */
 static int mca_part_ucx_modex_recv(const opal_process_name_t *name, void **blob, size_t *len)
 {
-    char *key = mca_base_component_to_string(&mca_part_ucx_component.super.partm_version);
+    char *key = mca_base_component_to_string(mca_part_ucx_module.version);
     pmix_value_t *val = NULL;
     pmix_info_t info[1];
     pmix_status_t prc;
@@ -727,20 +730,18 @@ static void mca_part_ucx_bucket_trim(mca_part_ucx_bucket_t *b)
 /* The receive (or tombstone) at the head of a bucket takes the record. */
 static void mca_part_ucx_match_pair(mca_part_ucx_post_t *post, mca_part_ucx_setup_msg_t *msg)
 {
-    mca_part_ucx_request_t *req = post->req;
-
     mca_part_ucx_link_remove(&post->link);
     post->bucket = NULL;
-    if (NULL == req) {
+    if (post->tombstone) {
         MCA_PART_UCX_VERBOSE(10, "setup record of rank %d tag %d for a receive freed before it: "
                              "refused", msg->src, msg->tag);
         mca_part_ucx_setup_refuse(msg, MPI_ERR_REQUEST);
         free(post);
-    } else if (MPI_SUCCESS != msg->error) {
-        mca_part_ucx_setup_refuse(msg, msg->error);
-        mca_part_ucx_request_fail(req, msg->error);
     } else {
-        (void) mca_part_ucx_recv_matched(req, msg);
+        if (MPI_SUCCESS != msg->error) {
+            mca_part_ucx_setup_refuse(msg, msg->error);
+        }
+        mca_part_ucx_handlers.matched(post, msg);
     }
     free(msg);
 }
@@ -767,34 +768,35 @@ static void mca_part_ucx_match_msg(mca_part_ucx_setup_msg_t *msg)
     mca_part_ucx_count(MCA_PART_UCX_PVAR_SETUP_UNEXPECTED, 1);
 }
 
-int mca_part_ucx_match_posted(mca_part_ucx_request_t *req)
+int mca_part_ucx_match_posted(mca_part_ucx_post_t *post, ompi_communicator_t *comm, int src,
+                              int tag)
 {
-    ompi_comm_extended_cid_t cid = ompi_comm_get_extended_cid(req->comm);
-    mca_part_ucx_bucket_t *b = mca_part_ucx_bucket(&cid, req->peer, req->tag, true);
+    ompi_comm_extended_cid_t cid = ompi_comm_get_extended_cid(comm);
+    mca_part_ucx_bucket_t *b = mca_part_ucx_bucket(&cid, src, tag, true);
     mca_part_ucx_setup_msg_t *msg;
 
     if (NULL == b) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    req->post.req = req;
+    post->tombstone = false;
     if (!mca_part_ucx_link_empty(&b->unexpected)) {
         msg = MCA_PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
         mca_part_ucx_link_remove(&msg->link);
-        mca_part_ucx_link_append(&b->posted, &req->post.link); /* at once out again */
-        mca_part_ucx_match_pair(&req->post, msg);
+        mca_part_ucx_link_append(&b->posted, &post->link); /* at once out again */
+        mca_part_ucx_match_pair(post, msg);
         mca_part_ucx_bucket_trim(b);
         return OMPI_SUCCESS;
     }
-    req->post.bucket = b;
-    mca_part_ucx_link_append(&b->posted, &req->post.link);
+    post->bucket = b;
+    mca_part_ucx_link_append(&b->posted, &post->link);
     return OMPI_SUCCESS;
 }
 
-void mca_part_ucx_match_withdraw(mca_part_ucx_request_t *req)
+void mca_part_ucx_match_withdraw(mca_part_ucx_post_t *post)
 {
     mca_part_ucx_post_t *tomb;
 
-    if (NULL == req->post.bucket) {
+    if (NULL == post->bucket) {
         return; /* matched, or never posted */
     }
     tomb = malloc(sizeof(*tomb));
@@ -803,20 +805,20 @@ void mca_part_ucx_match_withdraw(mca_part_ucx_request_t *req)
          * one's record: say so rather than let data go astray unnoticed. */
         MCA_PART_UCX_ERROR("no memory to withdraw a freed receive from rank %d tag %d; "
                            "a later receive of that tag may be matched wrongly",
-                           req->peer, req->tag);
-        mca_part_ucx_link_remove(&req->post.link);
-        mca_part_ucx_bucket_trim(req->post.bucket);
-        req->post.bucket = NULL;
+                           post->bucket->key.src, post->bucket->key.tag);
+        mca_part_ucx_link_remove(&post->link);
+        mca_part_ucx_bucket_trim(post->bucket);
+        post->bucket = NULL;
         return;
     }
     /* in its place in the list, so that the order of later receives stays */
-    tomb->req = NULL;
-    tomb->bucket = req->post.bucket;
-    tomb->link = req->post.link;
+    tomb->tombstone = true;
+    tomb->bucket = post->bucket;
+    tomb->link = post->link;
     tomb->link.prev->next = &tomb->link;
     tomb->link.next->prev = &tomb->link;
-    req->post.link.prev = req->post.link.next = NULL;
-    req->post.bucket = NULL;
+    post->link.prev = post->link.next = NULL;
+    post->bucket = NULL;
 }
 
 /* A freed communicator: its id may come back with the next one created.
@@ -836,8 +838,14 @@ static int mca_part_ucx_comm_delete(ompi_communicator_t *comm, int keyval, void 
     int rc;
 
     (void) keyval;
-    (void) attr;
     (void) extra;
+    if (NULL != attr) {
+        mca_part_ucx_comm_state_t *state = attr;
+        if (NULL != state->coll_comm) {
+            (void) ompi_comm_free(&state->coll_comm);
+        }
+        free(state);
+    }
     if (!m->initialized) {
         return OMPI_SUCCESS;
     }
@@ -875,7 +883,7 @@ static int mca_part_ucx_comm_delete(ompi_communicator_t *comm, int keyval, void 
     return OMPI_SUCCESS;
 }
 
-int mca_part_ucx_comm_track(ompi_communicator_t *comm)
+mca_part_ucx_comm_state_t *mca_part_ucx_comm_state(ompi_communicator_t *comm)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ompi_attribute_fn_ptr_union_t copy_fn, del_fn;
@@ -900,15 +908,21 @@ int mca_part_ucx_comm_track(ompi_communicator_t *comm)
         if (OMPI_SUCCESS != rc) {
             m->comm_keyval = MPI_KEYVAL_INVALID;
             OPAL_THREAD_UNLOCK(&m->lock);
-            return rc;
+            return NULL;
         }
     }
     rc = ompi_attr_get_c(comm->c_keyhash, m->comm_keyval, &value, &flag);
     if (OMPI_SUCCESS == rc && !flag) {
-        rc = ompi_attr_set_c(COMM_ATTR, comm, &comm->c_keyhash, m->comm_keyval, NULL, false);
+        value = calloc(1, sizeof(mca_part_ucx_comm_state_t));
+        rc = (NULL == value) ? OMPI_ERR_OUT_OF_RESOURCE
+                             : ompi_attr_set_c(COMM_ATTR, comm, &comm->c_keyhash,
+                                               m->comm_keyval, value, false);
+        if (OMPI_SUCCESS != rc) {
+            free(value);
+        }
     }
     OPAL_THREAD_UNLOCK(&m->lock);
-    return rc;
+    return (OMPI_SUCCESS == rc) ? value : NULL;
 }
 
 static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
@@ -969,101 +983,6 @@ static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
     }
 }
 
-static void mca_part_ucx_handle_ack(const mca_part_ucx_ack_msg_t *ack, size_t len)
-{
-    mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    mca_part_ucx_request_t *req;
-    ucs_status_t status;
-    int i;
-
-    if (len < sizeof(*ack) || ack->buf_rkey_len > MCA_PART_UCX_MAX_RKEY ||
-        ack->flags_rkey_len > MCA_PART_UCX_MAX_RKEY ||
-        len < sizeof(*ack) + ack->buf_rkey_len + ack->flags_rkey_len) {
-        MCA_PART_UCX_ERROR("malformed setup answer dropped");
-        return;
-    }
-    req = mca_part_ucx_request_lookup(ack->sreq_id, ack->sreq_cookie);
-    if (NULL == req || MCA_PART_UCX_SEND != req->kind ||
-        MCA_PART_UCX_SETUP_PENDING != req->setup) {
-        /* Legal: the send request was freed before its setup completed. */
-        MCA_PART_UCX_VERBOSE(5, "setup answer for unknown request %d dropped", ack->sreq_id);
-        return;
-    }
-    if (MPI_SUCCESS != ack->error) {
-        mca_part_ucx_request_fail(req, ack->error);
-        return;
-    }
-    /* The receiver checked the sizes; check again: a put must never leave
-     * the buffer the receiver registered. */
-    if (ack->total_bytes != req->total_bytes || (0 == ack->parts && 0 != ack->total_bytes)) {
-        mca_part_ucx_request_fail(req, MPI_ERR_TRUNCATE);
-        return;
-    }
-
-    /* A strided receiver matched our partitions one to one (it packs
-     * otherwise); never put past a partition of its buffer. */
-    if (0 != ack->buf_stride && (ack->parts != req->parts || ack->buf_stride < req->part_bytes)) {
-        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
-        return;
-    }
-    req->remote_parts = ack->parts;
-    req->remote_stride = ack->buf_stride;
-    req->remote_buf = ack->buf_addr;
-    req->remote_flags = ack->flags_addr;
-    if (ack->am) {
-        /* The receiver asked for active messages: no keys needed. */
-        req->am = true;
-        req->ahead = 0 != (ack->am & MCA_PART_UCX_ACK_AHEAD);
-        for (i = 0; i < (int) req->parts; ++i) {
-            req->am_hdrs[i].rreq_id = ack->rreq_id;
-            req->am_hdrs[i].rreq_cookie = ack->rreq_cookie;
-            req->am_hdrs[i].part = (uint64_t) i;
-        }
-        /* A GPU receive buffer offered for kernel copy (MPIX_Prequest). */
-        if (ack->buf_rkey_len > 0 &&
-            UCS_OK != ucp_ep_rkey_unpack(req->remote->eps[0], ack->rkeys, &req->buf_rkeys[0])) {
-            req->buf_rkeys[0] = NULL;
-        }
-        /* GPU data goes by rendezvous where cuda_ipc maps the receiver's
-         * buffer here (zero-copy; eager would stage it through host memory
-         * with a synchronous copy on both sides), and as UCX chooses
-         * elsewhere: forced rendezvous over a network pipelines small
-         * partitions through host fragments, slower than eager. */
-        if (NULL != req->buf_rkeys[0] && mca_part_ucx_data_on_device(req)) {
-            void *mapped;
-            req->rndv = (UCS_OK == ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &mapped));
-            if (req->rndv) {
-                mca_part_ucx_send_hcopy_setup(req, mapped);
-            }
-        }
-        /* ... and its flags, which our kernels may then set themselves. */
-        if (req->rndv && ack->flags_rkey_len > 0 &&
-            OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, 0, ack->rkeys + ack->buf_rkey_len,
-                                                   ack->flags_rkey_len, &req->flags_rkeys[0])) {
-            req->flags_rkeys[0] = NULL;
-        }
-        req->remote_flags_chunk = ack->flags_chunk_addr;
-        req->remote_flags_chunk_size = ack->flags_chunk_size;
-        mca_part_ucx_send_setup_done(req);
-        return;
-    }
-    for (i = 0; i < m->num_workers; ++i) {
-        status = ucp_ep_rkey_unpack(req->remote->eps[i], ack->rkeys, &req->buf_rkeys[i]);
-        if (UCS_OK == status &&
-            OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, i, ack->rkeys + ack->buf_rkey_len,
-                                                   ack->flags_rkey_len, &req->flags_rkeys[i])) {
-            status = UCS_ERR_INVALID_PARAM;
-        }
-        if (UCS_OK != status) {
-            MCA_PART_UCX_ERROR("unpacking the receiver's keys failed: %s",
-                               ucs_status_string(status));
-            mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
-            return;
-        }
-    }
-    mca_part_ucx_send_setup_done(req);
-}
-
 int mca_part_ucx_ctrl_progress(void)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
@@ -1098,7 +1017,7 @@ int mca_part_ucx_ctrl_progress(void)
             memmove(item, item->data, len);
             mca_part_ucx_handle_setup((mca_part_ucx_setup_msg_t *) item, len);
         } else {
-            mca_part_ucx_handle_ack((const mca_part_ucx_ack_msg_t *) item->data, item->len);
+            mca_part_ucx_handlers.answer((const mca_part_ucx_ack_msg_t *) item->data, item->len);
             free(item);
         }
         ++count;

@@ -40,8 +40,8 @@ typedef struct mca_part_ucx_bucket_t mca_part_ucx_bucket_t;
  * in its place. */
 typedef struct mca_part_ucx_post_t {
     mca_part_ucx_link_t link;
-    mca_part_ucx_request_t *req;
     mca_part_ucx_bucket_t *bucket;  /* NULL: not posted */
+    bool tombstone;
 } mca_part_ucx_post_t;
 
 struct mca_part_ucx_peer_t {
@@ -122,7 +122,24 @@ typedef struct mca_part_ucx_data_hdr_t {
                                      * one epoch ahead, one this process owes the peer */
 } mca_part_ucx_data_hdr_t;
 
-int mca_part_ucx_ctrl_init(void);
+/* What the request layers above do with the messages this layer receives,
+ * given once at init (part_ucx.c). This layer checks the messages' sizes;
+ * the handlers check every field against the live request. */
+typedef struct mca_part_ucx_ctrl_handlers_t {
+    /* Receiver, progress: a setup record matched the posted receive of
+     * `post`; msg->error says if the record is unusable (its sender is
+     * told already). */
+    void (*matched)(mca_part_ucx_post_t *post, const mca_part_ucx_setup_msg_t *msg);
+    /* Sender, progress: the answer to its setup record. */
+    void (*answer)(const mca_part_ucx_ack_msg_t *ack, size_t len);
+    /* Sender, AM callback (any thread): a ready-to-receive. */
+    void (*rtr)(const mca_part_ucx_rtr_msg_t *msg);
+    /* Receiver, AM callback (any thread): a partition message. */
+    ucs_status_t (*data)(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr, void *data,
+                         size_t length, bool rndv);
+} mca_part_ucx_ctrl_handlers_t;
+
+int mca_part_ucx_ctrl_init(const mca_part_ucx_ctrl_handlers_t *handlers);
 void mca_part_ucx_ctrl_fini(void);
 
 mca_part_ucx_peer_t *mca_part_ucx_peer_get(ompi_proc_t *proc);
@@ -152,15 +169,26 @@ void mca_part_ucx_op_release(void **op);
 int mca_part_ucx_ctrl_send_setup(mca_part_ucx_peer_t *peer, ompi_communicator_t *comm,
                                  mca_part_ucx_setup_msg_t *msg, size_t len, void **op);
 
-/* Receiver side matching of a new MPI_Precv_init against setup records
- * that came first; the caller holds the module lock. */
-int mca_part_ucx_match_posted(mca_part_ucx_request_t *req);
+/* Receiver side matching of a new MPI_Precv_init (its `post`) against
+ * setup records that came first; the caller holds the module lock. */
+int mca_part_ucx_match_posted(mca_part_ucx_post_t *post, ompi_communicator_t *comm, int src,
+                              int tag);
 /* A receive freed before its record came: leave its place to a
  * tombstone; the caller holds the module lock. */
-void mca_part_ucx_match_withdraw(mca_part_ucx_request_t *req);
-/* The communicator's matching state goes when it is freed (an attribute
- * with a delete callback, set at its first partitioned init). */
-int mca_part_ucx_comm_track(ompi_communicator_t *comm);
+void mca_part_ucx_match_withdraw(mca_part_ucx_post_t *post);
+/* What the component keeps per communicator: an attribute with a delete
+ * callback, set at its first partitioned init, which also drops the
+ * communicator's matching state when it is freed. */
+typedef struct mca_part_ucx_comm_state_t {
+    /* Partitioned collectives: a duplicate of the communicator for their
+     * channels (created by the first, collectively), and the collectives
+     * initialized on it so far, which tags each one's channels. */
+    ompi_communicator_t *coll_comm;
+    uint32_t coll_seq;
+} mca_part_ucx_comm_state_t;
+
+/* The communicator's state; NULL when out of memory. */
+mca_part_ucx_comm_state_t *mca_part_ucx_comm_state(ompi_communicator_t *comm);
 
 /* Handle control messages queued by the AM callbacks (outside them, where
  * blocking UCX calls are allowed). */

@@ -39,7 +39,7 @@
 #include "mpix_part_device.h"
 #include "part_ucx.h"
 #include "part_ucx_request.h"
-#include "part_ucx_coll.h"
+#include "part_ucx_devreq.h"
 #include "part_ucx_device_plugin.h"
 
 struct mca_part_ucx_dev_t {
@@ -67,76 +67,6 @@ struct mca_part_ucx_dev_t {
  * (under the module lock). */
 static opal_hash_table_t mca_part_ucx_dev_handles;
 static bool mca_part_ucx_dev_handles_ready = false;
-
-/* The info key's value among `names` (value i for names[i]) into *out;
- * left as it is where the key is absent. */
-static int mca_part_ucx_dev_info_choice(ompi_info_t *info, const char *key,
-                                        const char *const names[], int count, int *out)
-{
-    opal_cstring_t *value = NULL;
-    int flag = 0, i;
-
-    if (OPAL_SUCCESS != opal_info_get(&info->super, key, &value, &flag) || !flag) {
-        return MPI_SUCCESS;
-    }
-    for (i = 0; i < count && 0 != strcmp(value->string, names[i]); ++i) {
-    }
-    OBJ_RELEASE(value);
-    if (i == count) {
-        return MPI_ERR_INFO_VALUE;
-    }
-    *out = i;
-    return MPI_SUCCESS;
-}
-
-/* The info key's integer value, at least `min`, into *out; left as it is
- * where the key is absent. */
-static int mca_part_ucx_dev_info_int(ompi_info_t *info, const char *key, int min, int *out)
-{
-    opal_cstring_t *value = NULL;
-    int flag = 0, n = 0, rc = MPI_SUCCESS;
-
-    if (OPAL_SUCCESS != opal_info_get(&info->super, key, &value, &flag) || !flag) {
-        return MPI_SUCCESS;
-    }
-    if (OPAL_SUCCESS != opal_cstring_to_int(value, &n) || n < min) {
-        rc = MPI_ERR_INFO_VALUE;
-    } else {
-        *out = n;
-    }
-    OBJ_RELEASE(value);
-    return rc;
-}
-
-int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
-{
-    /* in the order of mca_part_ucx_device_copy_t and _pready_aggregate_t */
-    static const char *const copies[] = {"auto", "progress", "kernel"};
-    static const char *const levels[] = {"warp", "block"};
-    int threads = 1, rc;
-
-    req->pready_threads = 1;
-    req->device_copy = mca_part_ucx_component.device_copy;
-    req->pready_aggregate = mca_part_ucx_component.pready_aggregate;
-    req->device_group_bytes = mca_part_ucx_component.device_group_bytes;
-    if (NULL == info || MPI_INFO_NULL == info) {
-        return MPI_SUCCESS;
-    }
-    rc = mca_part_ucx_dev_info_choice(info, "mpix_device_copy", copies, 3, &req->device_copy);
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_dev_info_choice(info, "mpix_pready_aggregate", levels, 2,
-                                          &req->pready_aggregate);
-    }
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_dev_info_int(info, "mpix_pready_threads", 1, &threads);
-    }
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_dev_info_int(info, "mpix_device_group_bytes", 0,
-                                       &req->device_group_bytes);
-    }
-    req->pready_threads = (uint32_t) threads;
-    return rc;
-}
 
 /* Default transport group bytes by mechanism (part_ucx_device_group_bytes
  * -1), measured on one H100 (bench/results/h100x1-mps/kgroups.txt and
@@ -221,7 +151,7 @@ static void mca_part_ucx_dev_push_epoch(mca_part_ucx_request_t *req, struct mca_
     }
 }
 
-void mca_part_ucx_dev_start(mca_part_ucx_request_t *req)
+static void mca_part_ucx_devreq_start(mca_part_ucx_request_t *req)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
 
@@ -241,12 +171,12 @@ static void mca_part_ucx_dev_rtr_words(mca_part_ucx_request_t *req, struct mca_p
     }
 }
 
-void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req)
+static void mca_part_ucx_devreq_rtr(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_dev_rtr_words(req, req->dev);
 }
 
-bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p)
+static bool mca_part_ucx_devreq_marked(const mca_part_ucx_request_t *req, size_t p)
 {
     size_t first = (p >> req->dev->host.group_shift) << req->dev->host.group_shift;
 
@@ -254,17 +184,17 @@ bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p)
                ((const volatile uint64_t *) req->dev->ready_block.addr)[first]) >= req->epoch;
 }
 
-bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
+static bool mca_part_ucx_devreq_copied(const mca_part_ucx_request_t *req, size_t p)
 {
     return NULL != req->dev->copied && req->dev->copied[p] == req->epoch;
 }
 
-unsigned mca_part_ucx_dev_group(const mca_part_ucx_request_t *req)
+static unsigned mca_part_ucx_devreq_group(const mca_part_ucx_request_t *req)
 {
     return 1u << req->dev->host.group_shift;
 }
 
-bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req)
+static bool mca_part_ucx_devreq_sets_arrivals(const mca_part_ucx_request_t *req)
 {
     return NULL != req->dev->host.remote_arrived;
 }
@@ -275,7 +205,7 @@ bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req)
  * kernel copied need only their arrivals, sent for up to 64 at a time;
  * those a kernel copy left to the host (MPIX_PREQUEST_MARK_HOST: the
  * receiver's ready-to-receive was not visible to it) go as MPI_Pready's. */
-void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
+static void mca_part_ucx_devreq_progress(mca_part_ucx_request_t *req)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
     const volatile uint64_t *ready = d->ready_block.addr;
@@ -289,7 +219,7 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
         return;
     }
     if (NULL != d->copied) {
-        mca_part_ucx_dev_rtr(req);
+        mca_part_ucx_devreq_rtr(req);
     }
     if (0 == d->pending) {
         return;
@@ -335,7 +265,7 @@ void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req)
  * the first time, a help message, and the request's error becomes
  * MPI_ERR_ARG (reported at its completion, and at every later one: the
  * counters of a misused send are not to be trusted). Called from progress. */
-bool mca_part_ucx_dev_failed(mca_part_ucx_request_t *req)
+static bool mca_part_ucx_devreq_failed(mca_part_ucx_request_t *req)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
     uint64_t bits;
@@ -366,7 +296,7 @@ bool mca_part_ucx_dev_failed(mca_part_ucx_request_t *req)
 /* A send whose kernels misused it: it completes once everything it issued
  * has (partitions still queued wait for the receiver, which takes them),
  * and fails from then on. */
-bool mca_part_ucx_dev_send_drained(mca_part_ucx_request_t *req)
+static bool mca_part_ucx_devreq_send_drained(mca_part_ucx_request_t *req)
 {
     uint64_t issued = MCA_PART_UCX_ISSUED(req->epoch);
     int64_t ops = 0;
@@ -421,14 +351,14 @@ static void mca_part_ucx_dev_destroy(mca_part_ucx_request_t *req, struct mca_par
     free(d->copied);
     free(d);
     if (MCA_PART_UCX_COLL == req->kind) {
-        mca_part_ucx_coll_dev_attach(req, NULL);
+        req->ops->dev_attach(req, NULL);
         OPAL_THREAD_LOCK(&m->lock);
         mca_part_ucx_block_free(&req->coll_done_block);
         OPAL_THREAD_UNLOCK(&m->lock);
     }
 }
 
-void mca_part_ucx_dev_release(mca_part_ucx_request_t *req)
+static void mca_part_ucx_devreq_release(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_dev_destroy(req, mca_part_ucx_dev_detach(req));
 }
@@ -514,9 +444,9 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
     d->host.dst = dst;
     d->host.part_bytes = req->part_bytes;
     /* The receiver's flags in its shared memory: the kernels set them too,
-     * and the host sends no arrivals (mca_part_ucx_dev_sets_arrivals). */
-    d->host.rtr_cache = mca_part_ucx_component.device_rtr_cache;
-    if (mca_part_ucx_component.device_arrivals && NULL != req->flags_rkeys[0] &&
+     * and the host sends no arrivals (mca_part_ucx_devreq_sets_arrivals). */
+    d->host.rtr_cache = mca_part_ucx_module.params.device_rtr_cache;
+    if (mca_part_ucx_module.params.device_arrivals && NULL != req->flags_rkeys[0] &&
         OMPI_SUCCESS == mca_part_ucx_peer_gpu_ptr(req->remote, req->flags_rkeys[0],
                                                   req->remote_flags_chunk,
                                                   req->remote_flags_chunk_size, req->remote_flags,
@@ -526,6 +456,19 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
     mca_part_ucx_dev_rtr_words(req, d);
     return OMPI_SUCCESS;
 }
+
+static const mca_part_ucx_dev_ops_t mca_part_ucx_devreq_ops = {
+    .start = mca_part_ucx_devreq_start,
+    .release = mca_part_ucx_devreq_release,
+    .progress = mca_part_ucx_devreq_progress,
+    .failed = mca_part_ucx_devreq_failed,
+    .send_drained = mca_part_ucx_devreq_send_drained,
+    .marked = mca_part_ucx_devreq_marked,
+    .copied = mca_part_ucx_devreq_copied,
+    .group = mca_part_ucx_devreq_group,
+    .sets_arrivals = mca_part_ucx_devreq_sets_arrivals,
+    .rtr = mca_part_ucx_devreq_rtr,
+};
 
 static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *preq)
 {
@@ -562,8 +505,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
                             ? MPIX_PREQUEST_AGGREGATE_BLOCK : MPIX_PREQUEST_AGGREGATE_WARP;
     d->host.total_bytes = coll ? req->parts : req->total_bytes; /* one word per partition */
     /* what each call takes: one compare checks the partition and the kind */
-    d->host.pready_parts = (send && (!coll || req->coll->user_pready)) ? (uint32_t) req->parts
-                                                                        : 0;
+    d->host.pready_parts = (send && req->takes_pready) ? (uint32_t) req->parts : 0;
     d->host.parrived_parts = (!send || coll) ? (uint32_t) req->parts : 0;
     d->host.epoch_seen = req->epoch;
 
@@ -606,14 +548,15 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     }
     t[4] = opal_timer_base_get_usec();
     req->dev = d;
+    req->dev_ops = &mca_part_ucx_devreq_ops;
     if (OMPI_SUCCESS != rc) {
-        mca_part_ucx_dev_release(req);
+        mca_part_ucx_devreq_release(req);
         return MPI_ERR_NO_MEM;
     }
     d->pending = req->parts;
     d->low = 0;
-    if (coll) {
-        mca_part_ucx_coll_dev_attach(req, req->coll_done_block.addr);
+    if (NULL != req->ops->dev_attach) {
+        req->ops->dev_attach(req, req->coll_done_block.addr);
     }
     /* What kernels branch on travels in the handle (mpix_part_device.h). */
     d->handle = (MPIX_Prequest) ((uintptr_t) d->dptr |
@@ -633,7 +576,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     }
     OPAL_THREAD_UNLOCK(&m->lock);
     if (OPAL_SUCCESS != rc) {
-        mca_part_ucx_dev_release(req);
+        mca_part_ucx_devreq_release(req);
         return MPI_ERR_NO_MEM;
     }
     *preq = d->handle;

@@ -16,7 +16,6 @@
 
 #include "part_ucx.h"
 #include "part_ucx_request.h"
-#include "part_ucx_coll.h"
 #include "part_ucx_device_plugin.h"
 #include "part_ucx_pvar.h"
 
@@ -89,7 +88,7 @@ void mca_part_ucx_poll_progress(void)
 
     if (0 == mca_part_ucx_parrived_busy &&
         opal_atomic_compare_exchange_strong_32(&mca_part_ucx_parrived_busy, &idle, 1)) {
-        (void) mca_part_ucx_progress();
+        (void) mca_part_ucx_request_progress();
         opal_atomic_swap_32(&mca_part_ucx_parrived_busy, 0);
     }
 }
@@ -119,24 +118,11 @@ int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t ma
     return OMPI_SUCCESS;
 }
 
-int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_request_t *request)
+static int mca_part_ucx_recv_parrived(mca_part_ucx_request_t *req, size_t min_part,
+                                      size_t max_part, int *flag)
 {
-    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
     int interval, rc;
 
-    if (MCA_PART_UCX_RECV != req->kind && MCA_PART_UCX_COLL != req->kind) {
-        return MPI_ERR_REQUEST;
-    }
-    if (min_part > max_part || max_part >= req->parts) {
-        return MPI_ERR_ARG;
-    }
-    if (OMPI_REQUEST_ACTIVE != req->super.req_state || req->proc_null) {
-        *flag = 1; /* inactive or MPI_PROC_NULL: nothing to wait for */
-        return OMPI_SUCCESS;
-    }
-    if (MCA_PART_UCX_COLL == req->kind) {
-        return mca_part_ucx_coll_parrived(req, min_part, max_part, flag);
-    }
     rc = mca_part_ucx_arrived(req, min_part, max_part, flag);
     if (OMPI_SUCCESS != rc || *flag) {
         return rc;
@@ -146,7 +132,7 @@ int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag, ompi_requ
      * transports that need this process's progress (am transfer, emulated
      * RMA). The count is per thread: a shared one would bounce a cache line
      * between all polling threads. */
-    interval = mca_part_ucx_component.parrived_progress_interval;
+    interval = mca_part_ucx_module.params.parrived_progress_interval;
     if (interval <= 0 || 0 != (mca_part_ucx_parrived_misses++ % (unsigned) interval)) {
         return OMPI_SUCCESS;
     }
@@ -508,7 +494,7 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
     }
 }
 
-int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
+static int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 {
     req->scan = 0;
     /* against mca_part_ucx_recv_matched on another thread: it stores the
@@ -531,7 +517,7 @@ int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
     return OMPI_SUCCESS;
 }
 
-bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
+static bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
 {
     const volatile uint64_t *flags = req->flags_block.addr;
     size_t p;
@@ -649,13 +635,13 @@ static int mca_part_ucx_recv_packed(mca_part_ucx_request_t *req)
 static bool mca_part_ucx_use_am(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
 {
     if (req->device || msg->src_device) {
-        if (MCA_PART_UCX_TRANSFER_PUT == mca_part_ucx_component.transfer) {
+        if (MCA_PART_UCX_TRANSFER_PUT == mca_part_ucx_module.params.transfer) {
             MCA_PART_UCX_VERBOSE(5, "receive from rank %d tag %d: GPU memory, am instead of put",
                                  req->peer, req->tag);
         }
         return true;
     }
-    switch (mca_part_ucx_component.transfer) {
+    switch (mca_part_ucx_module.params.transfer) {
     case MCA_PART_UCX_TRANSFER_AM:
         return true;
     case MCA_PART_UCX_TRANSFER_PUT:
@@ -677,7 +663,7 @@ static bool mca_part_ucx_rtr_by_am(const mca_part_ucx_request_t *req,
     /* GPU requests too: their kernels read a copy of the sender's word that
      * the sender's progress makes (mca_part_ucx_dev_rtr), whichever way the
      * word was written. */
-    switch (mca_part_ucx_component.rtr) {
+    switch (mca_part_ucx_module.params.rtr) {
     case MCA_PART_UCX_TRANSFER_AM:
         return true;
     case MCA_PART_UCX_TRANSFER_PUT:
@@ -714,8 +700,9 @@ static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t pa
 
 /* Register what the sender may write, answer it, and tell it we are ready
  * if MPI_Start came first. A size mismatch fails both sides. */
-int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_setup_msg_t *msg)
+void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_setup_msg_t *msg)
 {
+    mca_part_ucx_request_t *req = MCA_PART_UCX_CONTAINER(post, mca_part_ucx_request_t, post);
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ucp_mem_map_params_t params = {0};
     int error = MPI_SUCCESS;
@@ -723,12 +710,16 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
     ucs_status_t status;
     int rc;
 
+    if (MPI_SUCCESS != msg->error) { /* an unusable record, its sender told */
+        mca_part_ucx_request_fail(req, msg->error);
+        return;
+    }
     MCA_PART_UCX_VERBOSE(10, "receive from rank %d tag %d matched: %" PRIu64 " sender partitions",
                          req->peer, req->tag, msg->parts);
     req->remote = mca_part_ucx_peer_get_by_name(&msg->sender);
     if (NULL == req->remote) {
         mca_part_ucx_request_fail(req, MPI_ERR_OTHER);
-        return OMPI_ERROR;
+        return;
     }
     /* zero sender partitions: only an empty message */
     if (msg->total_bytes != req->total_bytes || (0 == msg->parts && 0 != msg->total_bytes) ||
@@ -748,8 +739,8 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
          * kernels that copy into an exposed GPU buffer wait for the
          * ready-to-receive of the epoch itself (mca_part_ucx_recv_start) */
         req->ahead = req->am && req->rtr_am &&
-                     req->total_bytes <= (size_t) mca_part_ucx_component.epoch_ahead_bytes &&
-                     mca_part_ucx_component.epoch_ahead_bytes > 0;
+                     req->total_bytes <= (size_t) mca_part_ucx_module.params.epoch_ahead_bytes &&
+                     mca_part_ucx_module.params.epoch_ahead_bytes > 0;
         req->rtr_msg.sreq_id = msg->sreq_id;
         req->rtr_msg.sreq_cookie = msg->sreq_cookie;
         MCA_PART_UCX_VERBOSE(10,
@@ -812,13 +803,37 @@ int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req, const mca_part_ucx_se
     rc = mca_part_ucx_recv_answer(req, msg, error);
     if (MPI_SUCCESS != error || OMPI_SUCCESS != rc) {
         mca_part_ucx_request_fail(req, (MPI_SUCCESS != error) ? error : MPI_ERR_INTERN);
-        return OMPI_ERROR;
+        return;
     }
     if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
         mca_part_ucx_send_rtr(req, true);
     }
-    return OMPI_SUCCESS;
 }
+
+/* MPIX_Pbuf_prepare: the sender learns readiness from the ready-to-receive,
+ * so this makes sure it is out. */
+static int mca_part_ucx_recv_prepare(mca_part_ucx_request_t *req)
+{
+    while (MCA_PART_UCX_SETUP_PENDING == req->setup) {
+        opal_progress();
+    }
+    if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return req->error;
+    }
+    mca_part_ucx_recv_rtr_flush(req);
+    mca_part_ucx_recv_rtr_wait(req);
+    return MPI_SUCCESS;
+}
+
+static void mca_part_ucx_recv_release(mca_part_ucx_request_t *req);
+
+static const mca_part_ucx_request_ops_t mca_part_ucx_recv_ops = {
+    .start = mca_part_ucx_recv_start,
+    .progress = mca_part_ucx_recv_progress,
+    .release = mca_part_ucx_recv_release,
+    .parrived = mca_part_ucx_recv_parrived,
+    .prepare = mca_part_ucx_recv_prepare,
+};
 
 int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype_t *datatype,
                             int src, int tag, ompi_communicator_t *comm, ompi_info_t *info,
@@ -837,8 +852,9 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
     if (NULL == req) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_RECV, buf, parts, count, datatype, src,
-                                    tag, comm);
+    rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_RECV, &mca_part_ucx_recv_ops, buf, parts,
+                                    count, datatype, src, tag, comm);
+    req->source = src;
     if (OMPI_SUCCESS == rc && NULL != req->pack_buf) {
         req->unpacked = calloc(parts, sizeof(uint64_t));
         rc = (NULL == req->unpacked) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
@@ -853,18 +869,18 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
         req->setup = MCA_PART_UCX_SETUP_DONE;
     } else {
         OPAL_THREAD_LOCK(&m->lock);
-        if (req->device && mca_part_ucx_component.device_arrivals) {
+        if (req->device && mca_part_ucx_module.params.device_arrivals) {
             /* where a sender's kernels will set our flags (kernel copy) */
             mca_part_ucx_mem_device_warm();
         }
         if (req->device) {
             mca_part_ucx_device_copy_in_warm(); /* eager GPU data is copied in a callback */
         }
-        if (OMPI_SUCCESS != mca_part_ucx_comm_track(comm)) {
+        if (NULL == mca_part_ucx_comm_state(comm)) {
             /* only what a freed communicator leaves behind stays longer */
             MCA_PART_UCX_VERBOSE(5, "communicator %s not tracked for its free", comm->c_name);
         }
-        rc = mca_part_ucx_match_posted(req);
+        rc = mca_part_ucx_match_posted(&req->post, comm, src, tag);
         OPAL_THREAD_UNLOCK(&m->lock);
         if (OMPI_SUCCESS != rc) {
             ompi_request_t *r = &req->super;
@@ -876,7 +892,7 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
     return OMPI_SUCCESS;
 }
 
-void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
+static void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     mca_part_ucx_held_t *h;

@@ -14,7 +14,8 @@
 
 #include "part_ucx.h"
 #include "part_ucx_request.h"
-#include "part_ucx_coll.h"
+#include "opal/util/info.h"
+#include "ompi/info/info.h"
 
 static int mca_part_ucx_request_free(ompi_request_t **request);
 static int mca_part_ucx_request_cancel(ompi_request_t *request, int complete);
@@ -56,9 +57,7 @@ int mca_part_ucx_check_args(const void *buf, size_t parts, size_t count,
     if (MPI_PROC_NULL != peer && ompi_comm_peer_invalid(comm, peer)) {
         return MPI_ERR_RANK;
     }
-    if (mca_part_ucx_internal_init && MCA_PART_UCX_TAG_COLL == tag) {
-        /* a collective's channel */
-    } else if (MPI_ANY_TAG == tag || tag < 0 || tag > mca_pml.pml_max_tag) {
+    if (MPI_ANY_TAG == tag || tag < 0 || tag > mca_pml.pml_max_tag) {
         return MPI_ERR_TAG;
     }
     /* "partitions" is a non-negative integer (MPI 4.1, section 4.2.2):
@@ -117,8 +116,9 @@ void mca_part_ucx_request_put(mca_part_ucx_request_t *req)
 }
 
 void mca_part_ucx_request_init_base(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
-                                    size_t parts, size_t count, ompi_datatype_t *datatype,
-                                    int peer, ompi_communicator_t *comm)
+                                    const mca_part_ucx_request_ops_t *ops, size_t parts,
+                                    size_t count, ompi_datatype_t *datatype, int peer,
+                                    ompi_communicator_t *comm)
 {
     size_t type_size;
     ptrdiff_t lb;
@@ -126,6 +126,9 @@ void mca_part_ucx_request_init_base(mca_part_ucx_request_t *req, mca_part_ucx_ki
     OMPI_REQUEST_INIT(&req->super, true);
     req->super.req_mpi_object.comm = comm;
     req->kind = kind;
+    req->ops = ops;
+    req->takes_pready = (NULL != ops->pready);
+    req->source = comm->c_my_rank;
     req->comm = comm;
     req->peer = peer;
     req->parts = parts;
@@ -162,14 +165,14 @@ static bool mca_part_ucx_contiguous(ompi_datatype_t *datatype, size_t n)
 }
 
 int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
-                               const void *buf, size_t parts, size_t count,
-                               ompi_datatype_t *datatype, int peer, int tag,
-                               ompi_communicator_t *comm)
+                               const mca_part_ucx_request_ops_t *ops, const void *buf,
+                               size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
+                               int tag, ompi_communicator_t *comm)
 {
     ptrdiff_t true_lb, true_extent;
     int nw = mca_part_ucx_module.num_workers;
 
-    mca_part_ucx_request_init_base(req, kind, parts, count, datatype, peer, comm);
+    mca_part_ucx_request_init_base(req, kind, ops, parts, count, datatype, peer, comm);
     req->tag = tag;
     req->buf = (void *) buf;
     ompi_datatype_get_true_extent(datatype, &true_lb, &true_extent);
@@ -209,10 +212,10 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
     int i;
 
     if (NULL != req->dev) {
-        mca_part_ucx_dev_release(req); /* a device request not freed by the user */
+        req->dev_ops->release(req); /* a device request not freed by the user */
     }
     OPAL_THREAD_LOCK(&m->lock);
-    mca_part_ucx_match_withdraw(req); /* a receive never matched */
+    mca_part_ucx_match_withdraw(&req->post); /* a receive never matched */
     if (req->id >= 0) {
         opal_atomic_lock(&m->requests_lock);
         opal_pointer_array_set_item(&m->requests, req->id, NULL);
@@ -229,12 +232,8 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
     }
     opal_atomic_rmb();
 
-    if (MCA_PART_UCX_SEND == req->kind) {
-        mca_part_ucx_send_release(req);
-    } else if (MCA_PART_UCX_RECV == req->kind) {
-        mca_part_ucx_recv_release(req);
-    } else {
-        mca_part_ucx_coll_release(req);
+    if (NULL != req->ops) { /* NULL: its init failed before it had a kind */
+        req->ops->release(req);
     }
     mca_part_ucx_op_release(&req->ctrl_op);
     free(req->ctrl_msg);
@@ -262,7 +261,7 @@ static int mca_part_ucx_request_free(ompi_request_t **request)
      * channels may still be busy after it completed). */
     if (OMPI_REQUEST_ACTIVE == req->super.req_state &&
         (REQUEST_COMPLETED != req->super.req_complete || mca_part_ucx_link_linked(&req->link) ||
-         (MCA_PART_UCX_COLL == req->kind && MCA_PART_UCX_SETUP_FAILED != req->setup))) {
+         (NULL != req->ops->idle && !req->ops->idle(req)))) {
         return MPI_ERR_REQUEST;
     }
     mca_part_ucx_request_release(req);
@@ -297,8 +296,7 @@ void mca_part_ucx_request_complete(mca_part_ucx_request_t *req)
         status->MPI_TAG = MPI_ANY_TAG;
         status->_ucount = 0;
     } else {
-        status->MPI_SOURCE = (MCA_PART_UCX_RECV == req->kind) ? req->peer
-                                                               : req->comm->c_my_rank;
+        status->MPI_SOURCE = req->source;
         status->MPI_TAG = req->tag;
         status->_ucount = req->total_bytes;
     }
@@ -344,7 +342,7 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
          * and before anything this start sends. */
         opal_atomic_add_fetch_64((opal_atomic_int64_t *) &req->epoch, 1);
         if (NULL != req->dev) {
-            mca_part_ucx_dev_start(req);
+            req->dev_ops->start(req);
         }
 
         if (req->proc_null) {
@@ -352,9 +350,7 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
             mca_part_ucx_request_complete(req);
             continue;
         }
-        rc = (MCA_PART_UCX_SEND == req->kind)   ? mca_part_ucx_send_start(req)
-             : (MCA_PART_UCX_RECV == req->kind) ? mca_part_ucx_recv_start(req)
-                                                : mca_part_ucx_coll_start(req);
+        rc = req->ops->start(req);
         if (OMPI_SUCCESS != rc) {
             /* Started and failed: complete with the error, which MPI_Wait
              * reports (MPI_Startall drops its callee's return code); the
@@ -372,4 +368,68 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
         mca_part_ucx_request_activate(req);
     }
     return first_error;
+}
+
+int mca_part_ucx_request_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info)
+{
+    int threads = 1, rc;
+
+    req->device_copy = mca_part_ucx_module.params.device_copy;
+    req->pready_aggregate = mca_part_ucx_module.params.pready_aggregate;
+    req->device_group_bytes = mca_part_ucx_module.params.device_group_bytes;
+    rc = mca_part_ucx_info_enum(info, "mpix_device_copy", MCA_PART_UCX_ENUM_DEVICE_COPY,
+                                &req->device_copy);
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_info_enum(info, "mpix_pready_aggregate",
+                                    MCA_PART_UCX_ENUM_PREADY_AGGREGATE, &req->pready_aggregate);
+    }
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_info_int(info, "mpix_pready_threads", 1, &threads);
+    }
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_info_int(info, "mpix_device_group_bytes", 0, &req->device_group_bytes);
+    }
+    req->pready_threads = (uint32_t) threads;
+    return rc;
+}
+
+int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
+{
+    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
+
+    if (NULL == request || OMPI_REQUEST_PART != request->req_type ||
+        mca_part_ucx_start != request->req_start ||
+        OMPI_REQUEST_ACTIVE != request->req_state) {
+        return MPI_ERR_REQUEST;
+    }
+    return req->proc_null ? MPI_SUCCESS : req->ops->prepare(req);
+}
+
+int mca_part_ucx_request_progress(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_link_t *item, *next;
+    mca_part_ucx_request_t *req;
+    int i, count = 0;
+
+    for (i = 0; i < m->num_workers; ++i) {
+        count += ucp_worker_progress(m->workers[i]);
+    }
+    count += mca_part_ucx_ctrl_progress();
+
+    if (0 == m->num_active || 0 != opal_mutex_trylock(&m->lock)) {
+        return count;
+    }
+    for (item = m->active.next; item != &m->active; item = next) {
+        next = item->next;
+        req = MCA_PART_UCX_CONTAINER(item, mca_part_ucx_request_t, link);
+        if (req->ops->progress(req)) {
+            mca_part_ucx_link_remove(item);
+            opal_atomic_add_fetch_32(&m->num_active, -1);
+            mca_part_ucx_request_complete(req);
+            ++count;
+        }
+    }
+    opal_mutex_unlock(&m->lock);
+    return count;
 }

@@ -38,9 +38,57 @@ typedef enum {
 #define MCA_PART_UCX_QUEUED(_e) ((uint64_t) (_e) * 2)
 #define MCA_PART_UCX_ISSUED(_e) ((uint64_t) (_e) * 2 + 1)
 
+/* What each kind of request does, set by the layer that creates it:
+ * generic code (start, progress, free, the module's entry points) calls
+ * through it and never asks the kind. */
+typedef struct mca_part_ucx_request_ops_t {
+    int (*start)(mca_part_ucx_request_t *req);
+    /* An active epoch: true once it is complete on this side. */
+    bool (*progress)(mca_part_ucx_request_t *req);
+    /* What the kind owns; no callback reaches the request any more. */
+    void (*release)(mca_part_ucx_request_t *req);
+    /* MPI_Pready of partitions first..last (checked), NULL: not a sender. */
+    int (*pready)(mca_part_ucx_request_t *req, size_t first, size_t last);
+    /* MPI_Parrived of an active epoch, NULL: not a receiver. */
+    int (*parrived)(mca_part_ucx_request_t *req, size_t first, size_t last, int *flag);
+    /* MPIX_Pbuf_prepare of an active epoch. */
+    int (*prepare)(mca_part_ucx_request_t *req);
+    /* A completed epoch: whether the request may be freed (a collective's
+     * channels may still be busy), NULL: always. */
+    bool (*idle)(const mca_part_ucx_request_t *req);
+    /* A device request bound to it (done_words: where kernels see partitions
+     * done) or unbound (NULL), NULL: nothing to tell. */
+    void (*dev_attach)(mca_part_ucx_request_t *req, volatile uint64_t *done_words);
+} mca_part_ucx_request_ops_t;
+
+/* A device request's hooks into the request it is bound to
+ * (part_ucx_devreq.c): the point-to-point and collective layers below it
+ * consult the kernels' marks through them. */
+typedef struct mca_part_ucx_dev_ops_t {
+    void (*start)(mca_part_ucx_request_t *req);
+    void (*release)(mca_part_ucx_request_t *req);
+    /* Send: partitions kernels marked ready, to the host path. */
+    void (*progress)(mca_part_ucx_request_t *req);
+    /* Whether a kernel reported misuse; the request's error is then MPI_ERR_ARG. */
+    bool (*failed)(mca_part_ucx_request_t *req);
+    /* A send with misuse reported: whether it may complete (it then fails). */
+    bool (*send_drained)(mca_part_ucx_request_t *req);
+    /* Whether a kernel marked partition p of this epoch ready. */
+    bool (*marked)(const mca_part_ucx_request_t *req, size_t p);
+    /* Whether a kernel stored partition p of this epoch itself (kernel copy). */
+    bool (*copied)(const mca_part_ucx_request_t *req, size_t p);
+    /* Partitions a transport group of the device request (1: not grouped). */
+    unsigned (*group)(const mca_part_ucx_request_t *req);
+    /* Kernel copy: the kernels set the receiver's arrival flags themselves. */
+    bool (*sets_arrivals)(const mca_part_ucx_request_t *req);
+    /* Tell kernels the receiver's buffer of the current epoch is ready. */
+    void (*rtr)(mca_part_ucx_request_t *req);
+} mca_part_ucx_dev_ops_t;
+
 struct mca_part_ucx_request_t {
     ompi_request_t super;
-    mca_part_ucx_kind_t kind;
+    const mca_part_ucx_request_ops_t *ops;
+    mca_part_ucx_kind_t kind;       /* to check ids in messages, never to dispatch */
     mca_part_ucx_link_t link;       /* the module's active list */
     mca_part_ucx_post_t post;       /* receive: in its bucket until matched */
     int32_t id;                     /* index in the module's request table */
@@ -53,6 +101,9 @@ struct mca_part_ucx_request_t {
     int tag;
     mca_part_ucx_peer_t *remote;    /* known once set up */
     bool proc_null;                 /* MPI_PROC_NULL peer: completes at once */
+    bool takes_pready;              /* the user makes partitions ready (a send, a
+                                     * collective but a bcast's non-root) */
+    int source;                     /* MPI_SOURCE of its status */
 
     void *buf;
     char *data;                     /* contiguous: first byte of the data */
@@ -81,6 +132,7 @@ struct mca_part_ucx_request_t {
 
     /* Device bindings (MPIX_Prequest_create), NULL without. */
     struct mca_part_ucx_dev_t *dev;
+    const mca_part_ucx_dev_ops_t *dev_ops;
     uint32_t pready_threads;        /* info "mpix_pready_threads": device calls per partition */
     int device_copy;                /* send: mca_part_ucx_device_copy_t, from info or MCA */
     int pready_aggregate;           /* mca_part_ucx_pready_aggregate_t, from info or MCA */
@@ -148,18 +200,22 @@ int mca_part_ucx_check_args(const void *buf, size_t parts, size_t count,
                             ompi_communicator_t *comm);
 /* What every kind of request sets first (collectives too). */
 void mca_part_ucx_request_init_base(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
-                                    size_t parts, size_t count, ompi_datatype_t *datatype,
-                                    int peer, ompi_communicator_t *comm);
+                                    const mca_part_ucx_request_ops_t *ops, size_t parts,
+                                    size_t count, ompi_datatype_t *datatype, int peer,
+                                    ompi_communicator_t *comm);
 /* List the request (id for control messages, MPIX_Prequest_free) with a
  * fresh cookie. */
 int mca_part_ucx_request_register(mca_part_ucx_request_t *req);
 int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
-                               const void *buf, size_t parts, size_t count,
-                               ompi_datatype_t *datatype, int peer, int tag,
-                               ompi_communicator_t *comm);
+                               const mca_part_ucx_request_ops_t *ops, const void *buf,
+                               size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
+                               int tag, ompi_communicator_t *comm);
 int mca_part_ucx_start(size_t count, ompi_request_t **requests);
-/* MPIX_Pbuf_prepare of one request (part_ucx_mpix.c). */
+/* MPIX_Pbuf_prepare of one request. */
 int mca_part_ucx_pbuf_prepare(ompi_request_t *request);
+/* The workers, control messages and every active request once; the
+ * module's progress function. */
+int mca_part_ucx_request_progress(void);
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
 /* Send: this epoch's partitions may go (the receiver started it, or the
  * previous one where it holds early partitions: not where this process
@@ -184,62 +240,63 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
                             ompi_datatype_t *datatype, int dst, int tag,
                             ompi_communicator_t *comm, ompi_info_t *info,
                             ompi_request_t **request);
-int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request);
-int mca_part_ucx_send_start(mca_part_ucx_request_t *req);
-void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req);
-/* A ready-to-receive message (from an AM callback). */
+/* Control handlers (mca_part_ucx_ctrl_handlers_t). */
+void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len);
 void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg);
-/* GPU data by rendezvous where `mapped` is the receiver's buffer mapped
- * here: copy partitions with the GPU instead (part_ucx_gpu_host_copy). */
-void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped);
-bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req);
 /* Mark partition p ready (queued) in this epoch; false if it already was. */
 bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p);
 void mca_part_ucx_send_copied(mca_part_ucx_request_t *req, size_t first, uint64_t bits);
 
-/* Device requests (part_ucx_devreq.c). */
-int mca_part_ucx_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info);
-void mca_part_ucx_dev_start(mca_part_ucx_request_t *req);
-void mca_part_ucx_dev_progress(mca_part_ucx_request_t *req);
-void mca_part_ucx_dev_release(mca_part_ucx_request_t *req);
-/* At finalize: what device requests and the device plugin keep. */
-void mca_part_ucx_dev_fini(void);
-/* Whether a kernel reported misuse of the request's device request; the
- * request's error is then MPI_ERR_ARG. */
-bool mca_part_ucx_dev_failed(mca_part_ucx_request_t *req);
-/* A send with misuse reported: whether it may complete (it then fails). */
-bool mca_part_ucx_dev_send_drained(mca_part_ucx_request_t *req);
-/* Progress from a polling MPI_Parrived, one polling thread at a time. */
-void mca_part_ucx_poll_progress(void);
-int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t max_part,
-                         int *flag);
-/* Whether a kernel marked partition p of this epoch ready. */
-bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p);
-bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p);
-/* Kernel copy: the kernels set the receiver's arrival flags themselves. */
-bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req);
-/* Partitions a transport group of the device request (1: not grouped). */
-unsigned mca_part_ucx_dev_group(const mca_part_ucx_request_t *req);
-/* Tell kernels the receiver's buffer of the current epoch is ready. */
-void mca_part_ucx_dev_rtr(mca_part_ucx_request_t *req);
-void mca_part_ucx_send_release(mca_part_ucx_request_t *req);
+/* A device request's hooks (req->dev non-NULL). */
+static inline bool mca_part_ucx_dev_failed(mca_part_ucx_request_t *req)
+{
+    return req->dev_ops->failed(req);
+}
+
+static inline bool mca_part_ucx_dev_send_drained(mca_part_ucx_request_t *req)
+{
+    return req->dev_ops->send_drained(req);
+}
+
+static inline bool mca_part_ucx_dev_marked(const mca_part_ucx_request_t *req, size_t p)
+{
+    return req->dev_ops->marked(req, p);
+}
+
+static inline bool mca_part_ucx_dev_copied(const mca_part_ucx_request_t *req, size_t p)
+{
+    return req->dev_ops->copied(req, p);
+}
+
+static inline unsigned mca_part_ucx_dev_group(const mca_part_ucx_request_t *req)
+{
+    return req->dev_ops->group(req);
+}
+
+static inline bool mca_part_ucx_dev_sets_arrivals(const mca_part_ucx_request_t *req)
+{
+    return req->dev_ops->sets_arrivals(req);
+}
+
+/* Info keys of device requests ("mpix_*") into the request's fields. */
+int mca_part_ucx_request_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info);
 
 /* part_ucx_recvreq.c */
 int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count,
                             ompi_datatype_t *datatype, int src, int tag,
                             ompi_communicator_t *comm, ompi_info_t *info,
                             ompi_request_t **request);
-int mca_part_ucx_parrived(size_t min_part, size_t max_part, int *flag,
-                          ompi_request_t *request);
-int mca_part_ucx_recv_start(mca_part_ucx_request_t *req);
-int mca_part_ucx_recv_matched(mca_part_ucx_request_t *req,
-                              const mca_part_ucx_setup_msg_t *msg);
-bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req);
+/* Control handlers (mca_part_ucx_ctrl_handlers_t). */
+void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_setup_msg_t *msg);
 ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data_hdr_t *hdr,
                                     void *data, size_t length, bool rndv);
-void mca_part_ucx_recv_release(mca_part_ucx_request_t *req);
 /* One epoch ahead: the ready-to-receive of this epoch, if not sent yet. */
+/* Progress from a polling MPI_Parrived, one polling thread at a time. */
+void mca_part_ucx_poll_progress(void);
+/* MPI_Parrived of an active receive without any progress. */
+int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t max_part,
+                         int *flag);
 void mca_part_ucx_recv_rtr_flush(mca_part_ucx_request_t *req);
 /* Until the ready-to-receive sent last is out (any thread). */
 void mca_part_ucx_recv_rtr_wait(mca_part_ucx_request_t *req);

@@ -162,14 +162,14 @@ static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
  * `device`: any rank's buffers are on a GPU, so that all choose alike. */
 static int mca_part_ucx_allreduce_auto(bool device, int n, size_t bytes)
 {
-    int two = mca_part_ucx_component.allreduce_ring_two;
+    int two = mca_part_ucx_module.params.allreduce_ring_two;
 
     if (n <= 2) {
         return (2 == n && !device && two > 0 && bytes >= (size_t) two)
                    ? MCA_PART_UCX_ALLREDUCE_RING
                    : MCA_PART_UCX_ALLREDUCE_RD;
     }
-    return (bytes <= (size_t) mca_part_ucx_component.allreduce_small)
+    return (bytes <= (size_t) mca_part_ucx_module.params.allreduce_small)
                ? MCA_PART_UCX_ALLREDUCE_RD
                : MCA_PART_UCX_ALLREDUCE_RING;
 }
@@ -179,23 +179,9 @@ static int mca_part_ucx_allreduce_auto(bool device, int n, size_t bytes)
  * (mca_part_ucx_coll_agree checks it). */
 int mca_part_ucx_allreduce_info(ompi_info_t *info, int *alg)
 {
-    opal_cstring_t *value = NULL;
-    int flag = 0;
-
-    *alg = mca_part_ucx_component.allreduce_algorithm;
-    if (NULL != info && MPI_INFO_NULL != info &&
-        OPAL_SUCCESS == opal_info_get(&info->super, "mpix_allreduce_algorithm", &value, &flag) &&
-        flag) {
-        *alg = !strcmp(value->string, "ring")                 ? MCA_PART_UCX_ALLREDUCE_RING
-               : !strcmp(value->string, "recursive_doubling") ? MCA_PART_UCX_ALLREDUCE_RD
-               : !strcmp(value->string, "auto")               ? MCA_PART_UCX_ALLREDUCE_AUTO
-                                                              : -1;
-        OBJ_RELEASE(value);
-        if (*alg < 0) {
-            return MPI_ERR_INFO_VALUE;
-        }
-    }
-    return MPI_SUCCESS;
+    *alg = mca_part_ucx_module.params.allreduce_algorithm;
+    return mca_part_ucx_info_enum(info, "mpix_allreduce_algorithm", MCA_PART_UCX_ENUM_ALLREDUCE,
+                                  alg);
 }
 
 int mca_part_ucx_build_allreduce(mca_part_ucx_coll_t *c, int alg, bool any_device)

@@ -10,12 +10,12 @@
 #include "ompi_config.h"
 
 #include "opal/datatype/opal_convertor.h"
+#include "opal/runtime/opal_progress.h"
 #include "opal/util/show_help.h"
 #include "ompi/proc/proc.h"
 
 #include "part_ucx.h"
 #include "part_ucx_request.h"
-#include "part_ucx_coll.h"
 #include "part_ucx_device_plugin.h"
 #include "part_ucx_pvar.h"
 
@@ -121,8 +121,8 @@ static size_t mca_part_ucx_next_run(uint64_t *bits, bool join, size_t unit, size
 
 static size_t mca_part_ucx_join_cap(const mca_part_ucx_request_t *req)
 {
-    int bytes = mca_part_ucx_data_on_device(req) ? mca_part_ucx_component.join_bytes_gpu
-                                                 : mca_part_ucx_component.join_bytes;
+    int bytes = mca_part_ucx_data_on_device(req) ? mca_part_ucx_module.params.join_bytes_gpu
+                                                 : mca_part_ucx_module.params.join_bytes;
     return (size_t) (bytes > 0 ? bytes : 0);
 }
 
@@ -209,7 +209,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
         param.flags = UCP_AM_SEND_FLAG_RNDV;
     } else if (mca_part_ucx_data_on_device(req) &&
-               n * req->part_bytes <= (size_t) mca_part_ucx_component.gpu_eager_bytes) {
+               n * req->part_bytes <= (size_t) mca_part_ucx_module.params.gpu_eager_bytes) {
         /* UCX would pick a rendezvous for GPU memory, a round trip or more
          * before the data; eager stages it through host memory at once. */
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
@@ -249,9 +249,9 @@ static void mca_part_ucx_send_hcopy_warm(void)
     }
 }
 
-void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped)
+static void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped)
 {
-    if (!mca_part_ucx_component.gpu_host_copy || 0 == req->part_bytes ||
+    if (!mca_part_ucx_module.params.gpu_host_copy || 0 == req->part_bytes ||
         NULL == mca_part_ucx_device()) {
         return;
     }
@@ -605,21 +605,11 @@ bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p)
                                                   (int64_t *) &old, queued);
 }
 
-int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request)
+static int mca_part_ucx_send_pready(mca_part_ucx_request_t *req, size_t min_part,
+                                    size_t max_part)
 {
-    mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
     size_t p;
 
-    if ((MCA_PART_UCX_SEND != req->kind && MCA_PART_UCX_COLL != req->kind) ||
-        OMPI_REQUEST_ACTIVE != req->super.req_state) {
-        return MPI_ERR_REQUEST;
-    }
-    if (min_part > max_part || max_part >= req->parts) {
-        return MPI_ERR_ARG;
-    }
-    if (MCA_PART_UCX_COLL == req->kind) {
-        return mca_part_ucx_coll_pready(req, min_part, max_part);
-    }
     if (NULL != req->dev && mca_part_ucx_dev_group(req) > 1) {
         /* kernels complete whole groups: a host-readied partition of one
          * would leave its group waiting for calls that never come */
@@ -649,7 +639,7 @@ int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *reques
     return OMPI_SUCCESS;
 }
 
-int mca_part_ucx_send_start(mca_part_ucx_request_t *req)
+static int mca_part_ucx_send_start(mca_part_ucx_request_t *req)
 {
     req->ops_done = 0;
     return OMPI_SUCCESS;
@@ -677,20 +667,116 @@ void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg)
     mca_part_ucx_request_put(req);
 }
 
-void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req)
+static void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req)
 {
     opal_atomic_wmb();
     req->setup = MCA_PART_UCX_SETUP_DONE;
     MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: receiver buffer known", req->peer, req->tag);
 }
 
-bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
+/* The receiver's answer to the setup record (from progress). */
+void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_request_t *req;
+    ucs_status_t status;
+    int i;
+
+    if (len < sizeof(*ack) || ack->buf_rkey_len > MCA_PART_UCX_MAX_RKEY ||
+        ack->flags_rkey_len > MCA_PART_UCX_MAX_RKEY ||
+        len < sizeof(*ack) + ack->buf_rkey_len + ack->flags_rkey_len) {
+        MCA_PART_UCX_ERROR("malformed setup answer dropped");
+        return;
+    }
+    req = mca_part_ucx_request_lookup(ack->sreq_id, ack->sreq_cookie);
+    if (NULL == req || MCA_PART_UCX_SEND != req->kind ||
+        MCA_PART_UCX_SETUP_PENDING != req->setup) {
+        /* Legal: the send request was freed before its setup completed. */
+        MCA_PART_UCX_VERBOSE(5, "setup answer for unknown request %d dropped", ack->sreq_id);
+        return;
+    }
+    if (MPI_SUCCESS != ack->error) {
+        mca_part_ucx_request_fail(req, ack->error);
+        return;
+    }
+    /* The receiver checked the sizes; check again: a put must never leave
+     * the buffer the receiver registered. */
+    if (ack->total_bytes != req->total_bytes || (0 == ack->parts && 0 != ack->total_bytes)) {
+        mca_part_ucx_request_fail(req, MPI_ERR_TRUNCATE);
+        return;
+    }
+
+    /* A strided receiver matched our partitions one to one (it packs
+     * otherwise); never put past a partition of its buffer. */
+    if (0 != ack->buf_stride && (ack->parts != req->parts || ack->buf_stride < req->part_bytes)) {
+        mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+        return;
+    }
+    req->remote_parts = ack->parts;
+    req->remote_stride = ack->buf_stride;
+    req->remote_buf = ack->buf_addr;
+    req->remote_flags = ack->flags_addr;
+    if (ack->am) {
+        /* The receiver asked for active messages: no keys needed. */
+        req->am = true;
+        req->ahead = 0 != (ack->am & MCA_PART_UCX_ACK_AHEAD);
+        for (i = 0; i < (int) req->parts; ++i) {
+            req->am_hdrs[i].rreq_id = ack->rreq_id;
+            req->am_hdrs[i].rreq_cookie = ack->rreq_cookie;
+            req->am_hdrs[i].part = (uint64_t) i;
+        }
+        /* A GPU receive buffer offered for kernel copy (MPIX_Prequest). */
+        if (ack->buf_rkey_len > 0 &&
+            UCS_OK != ucp_ep_rkey_unpack(req->remote->eps[0], ack->rkeys, &req->buf_rkeys[0])) {
+            req->buf_rkeys[0] = NULL;
+        }
+        /* GPU data goes by rendezvous where cuda_ipc maps the receiver's
+         * buffer here (zero-copy; eager would stage it through host memory
+         * with a synchronous copy on both sides), and as UCX chooses
+         * elsewhere: forced rendezvous over a network pipelines small
+         * partitions through host fragments, slower than eager. */
+        if (NULL != req->buf_rkeys[0] && mca_part_ucx_data_on_device(req)) {
+            void *mapped;
+            req->rndv = (UCS_OK == ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &mapped));
+            if (req->rndv) {
+                mca_part_ucx_send_hcopy_setup(req, mapped);
+            }
+        }
+        /* ... and its flags, which our kernels may then set themselves. */
+        if (req->rndv && ack->flags_rkey_len > 0 &&
+            OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, 0, ack->rkeys + ack->buf_rkey_len,
+                                                   ack->flags_rkey_len, &req->flags_rkeys[0])) {
+            req->flags_rkeys[0] = NULL;
+        }
+        req->remote_flags_chunk = ack->flags_chunk_addr;
+        req->remote_flags_chunk_size = ack->flags_chunk_size;
+        mca_part_ucx_send_setup_done(req);
+        return;
+    }
+    for (i = 0; i < m->num_workers; ++i) {
+        status = ucp_ep_rkey_unpack(req->remote->eps[i], ack->rkeys, &req->buf_rkeys[i]);
+        if (UCS_OK == status &&
+            OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, i, ack->rkeys + ack->buf_rkey_len,
+                                                   ack->flags_rkey_len, &req->flags_rkeys[i])) {
+            status = UCS_ERR_INVALID_PARAM;
+        }
+        if (UCS_OK != status) {
+            MCA_PART_UCX_ERROR("unpacking the receiver's keys failed: %s",
+                               ucs_status_string(status));
+            mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
+            return;
+        }
+    }
+    mca_part_ucx_send_setup_done(req);
+}
+
+static bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
 {
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
         return true;
     }
     if (NULL != req->dev) {
-        mca_part_ucx_dev_progress(req); /* partitions kernels marked ready */
+        req->dev_ops->progress(req); /* partitions kernels marked ready */
     }
     if (NULL != req->hcopy_dst) {
         mca_part_ucx_hcopy_progress(req);
@@ -703,6 +789,32 @@ bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
     }
     return req->ops_done == MCA_PART_UCX_SEND_OPS(req);
 }
+
+/* MPIX_Pbuf_prepare: once the receiver is ready for this epoch, kernels
+ * may store into its buffer. */
+static int mca_part_ucx_send_prepare(mca_part_ucx_request_t *req)
+{
+    while (!mca_part_ucx_receiver_ready(req) && MCA_PART_UCX_SETUP_FAILED != req->setup) {
+        opal_progress();
+    }
+    if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return req->error;
+    }
+    if (NULL != req->dev) {
+        req->dev_ops->rtr(req);
+    }
+    return MPI_SUCCESS;
+}
+
+static void mca_part_ucx_send_release(mca_part_ucx_request_t *req);
+
+static const mca_part_ucx_request_ops_t mca_part_ucx_send_ops = {
+    .start = mca_part_ucx_send_start,
+    .progress = mca_part_ucx_send_progress,
+    .release = mca_part_ucx_send_release,
+    .pready = mca_part_ucx_send_pready,
+    .prepare = mca_part_ucx_send_prepare,
+};
 
 int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
                             ompi_datatype_t *datatype, int dst, int tag,
@@ -726,10 +838,10 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     if (NULL == req) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_SEND, buf, parts, count, datatype, dst,
-                                    tag, comm);
+    rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_SEND, &mca_part_ucx_send_ops, buf, parts,
+                                    count, datatype, dst, tag, comm);
     if (OMPI_SUCCESS == rc) {
-        rc = mca_part_ucx_dev_info(req, info);
+        rc = mca_part_ucx_request_dev_info(req, info);
     }
     /* one entry at least: zero partitions are legal */
     req->part_state = calloc(parts ? parts : 1, sizeof(uint64_t));
@@ -746,7 +858,7 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
         return OMPI_SUCCESS;
     }
 
-    if (req->device && mca_part_ucx_component.gpu_host_copy) {
+    if (req->device && mca_part_ucx_module.params.gpu_host_copy) {
         mca_part_ucx_send_hcopy_warm();
     }
     proc = ompi_comm_peer_lookup(comm, dst);
@@ -809,7 +921,7 @@ err:
     return (MPI_ERR_OTHER == rc || rc < 0) ? MPI_ERR_OTHER : rc;
 }
 
-void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
+static void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ucp_request_param_t param = {0};

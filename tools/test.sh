@@ -150,7 +150,7 @@ CU
 check_ompi_info() {
     local out
     out=$(ompi_info --param part ucx --level 9) || return 1
-    for v in part_ucx_priority part_ucx_verbose part_ucx_num_workers \
+    for v in part_ucx_priority part_ucx_transfer part_ucx_num_workers \
              part_ucx_parrived_progress_interval; do
         grep -q "$v" <<<"$out" || { echo "ompi_info lacks $v"; return 1; }
     done
@@ -160,7 +160,7 @@ check_ompi_info() {
 # Levels 1-5 of part/ucx's parameters are what users tune: anything else
 # (developers' switches and thresholds) stays at level 9. Help strings say
 # what a parameter does, without measurements ("10 us", "191 GB/s", "2x ").
-mca_part_ucx_user_params=" part_ucx_priority part_ucx_verbose part_ucx_tls part_ucx_devices
+mca_part_ucx_user_params=" part_ucx_priority part_ucx_tls part_ucx_devices
     part_ucx_opal_mem_hooks part_ucx_transfer part_ucx_rtr part_ucx_num_workers
     part_ucx_join_bytes part_ucx_parrived_progress_interval part_ucx_allreduce_algorithm
     part_ucx_coll_transport_bytes part_ucx_device_copy part_ucx_pready_aggregate
@@ -252,6 +252,14 @@ check_component_warnings() {
     rm -rf "$copy" "$copy.log"
 }
 
+# The layers of the component call only downward (tools/check-layers.sh
+# lists them), read from the objects of the component as built.
+check_layers() {
+    local archive=$PART_UCX_WORK/openmpi-$OMPI_VERSION/ompi/mca/part/ucx/.libs/libmca_part_ucx.a
+    [ -e "$archive" ] || { echo "no component archive at $archive"; return 1; }
+    "$PART_UCX_SRC/tools/check-layers.sh" "$archive"
+}
+
 if [ "$suite" = cpu ]; then
     run_check build:tests-compile check_compiled
     run_check build:patches-applied check_patches
@@ -262,6 +270,7 @@ if [ "$suite" = cpu ]; then
     run_check build:libmpi-exports-mpix check_libmpi_deps
     run_check build:man-pages check_man_pages
     run_check build:component-warnings check_component_warnings
+    run_check build:layers check_layers
 fi
 
 # --- MPI tests ------------------------------------------------------------------
