@@ -167,7 +167,7 @@ enum {
  * every rank, whichever argument differs (MPI_ERR_OP or MPI_ERR_ROOT would
  * say that this rank's op or root is invalid, which it is not), with a help
  * message from the lowest rank (the first mismatch of the process; each
- * one at part_ucx_verbose 1). The type signature is compared by bytes,
+ * one at opal_common_ucx_verbose 1). The type signature is compared by bytes,
  * basic elements and the set of basic types of a partition: the same
  * signature in other datatypes is legal (bcast, allgather, alltoall: MPI_INT
  * x 4 and a contiguous type of two MPI_INTs x 2 both work), permutations of
@@ -323,7 +323,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     uint64_t sig[MCA_PART_UCX_SIG_N] = {0};
     mca_part_ucx_request_t *req = NULL;
     mca_part_ucx_coll_t *c = NULL;
-    opal_timer_t t[5]; /* where the time of an init goes, for part_ucx_verbose >= 10 */
+    opal_timer_t t[5]; /* where the time of an init goes, for opal_common_ucx_verbose >= 10 */
 
     t[4] = opal_timer_base_get_usec();
     if (MPI_SUCCESS == rc) {

@@ -477,7 +477,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     bool coll = (MCA_PART_UCX_COLL == req->kind);
     bool send = (MCA_PART_UCX_SEND == req->kind) || coll;
     int rc = OMPI_SUCCESS;
-    /* Where the time of a create goes, for part_ucx_verbose >= 10. */
+    /* Where the time of a create goes, for opal_common_ucx_verbose >= 10. */
     opal_timer_t t[5];
 
     t[0] = opal_timer_base_get_usec();
