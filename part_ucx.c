@@ -55,9 +55,9 @@ int mca_part_ucx_module_init(const mca_base_component_t *version, bool enable_mp
     opal_hash_table_init(&m->seq_in, 64);
     opal_hash_table_init(&m->seq_out, 64);
     OBJ_CONSTRUCT(&m->match, opal_hash_table_t);
-    OBJ_CONSTRUCT(&m->held, opal_hash_table_t);
+    OBJ_CONSTRUCT(&m->setup_ahead, opal_hash_table_t);
     opal_hash_table_init(&m->match, 256);
-    opal_hash_table_init(&m->held, 64);
+    opal_hash_table_init(&m->setup_ahead, 64);
     opal_atomic_lock_init(&m->requests_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
     m->comm_keyval = MPI_KEYVAL_INVALID;
     opal_pointer_array_init(&m->requests, 64, INT32_MAX, 64);
@@ -96,7 +96,7 @@ int mca_part_ucx_module_fini(void)
     }
     mca_part_ucx_context_fini();
     OBJ_DESTRUCT(&m->requests);
-    OBJ_DESTRUCT(&m->held);
+    OBJ_DESTRUCT(&m->setup_ahead);
     OBJ_DESTRUCT(&m->match);
     OBJ_DESTRUCT(&m->seq_out);
     OBJ_DESTRUCT(&m->seq_in);

@@ -139,7 +139,7 @@ typedef struct mca_part_ucx_module_t {
      * posted receives and unexpected setup records, each in order; and
      * (comm id, sender, seq) -> a record that came ahead of its sequence. */
     opal_hash_table_t match;
-    opal_hash_table_t held;
+    opal_hash_table_t setup_ahead;
     int comm_keyval;                    /* communicator attribute: its state goes at free */
     mca_part_ucx_link_t active;         /* requests the progress function polls */
     opal_atomic_int32_t num_active;

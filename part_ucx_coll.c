@@ -285,9 +285,9 @@ int mca_part_ucx_coll_device_check(mca_part_ucx_coll_t *c, bool reduction)
     if (!ompi_datatype_is_contiguous_memory_layout(c->dtype, 2)) {
         return MPI_ERR_TYPE; /* GPU buffers: contiguous types only */
     }
-    c->dtk = mca_part_ucx_device_dt(c->dtype);
-    c->opk = reduction ? mca_part_ucx_device_op(c->op) : 0;
-    if (reduction && (c->dtk < 0 || c->opk < 0)) {
+    c->gpu_type = mca_part_ucx_device_dt(c->dtype);
+    c->gpu_op = reduction ? mca_part_ucx_device_op(c->op) : 0;
+    if (reduction && (c->gpu_type < 0 || c->gpu_op < 0)) {
         opal_show_help("help-part-ucx.txt", "device op", true, c->op->o_name,
                        c->dtype->name);
         return MPI_ERR_OP;
@@ -441,7 +441,7 @@ static int mca_part_ucx_coll_reach(mca_part_ucx_coll_t *c, size_t p, int t, uint
         MCA_PART_UCX_ERROR("GPU event record failed: %s", c->gpu->last_error());
         return OMPI_ERROR;
     }
-    c->pend[p] = t;
+    c->gpu_pending_state[p] = t;
     return OMPI_SUCCESS;
 }
 
@@ -456,7 +456,7 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
     char *in, *out, *mine;
 
     for (;;) {
-        if (c->pend[p] >= 0) {
+        if (c->gpu_pending_state[p] >= 0) {
             rc = c->gpu->event_query(c->events[p]);
             if (rc < 0) {
                 MCA_PART_UCX_ERROR("GPU work of a collective failed: %s", c->gpu->last_error());
@@ -465,8 +465,8 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
             if (0 == rc) {
                 return OMPI_SUCCESS;
             }
-            t = c->pend[p];
-            c->pend[p] = -1;
+            t = c->gpu_pending_state[p];
+            c->gpu_pending_state[p] = -1;
             rc = mca_part_ucx_coll_arrive(c, p, t, epoch);
             if (OMPI_SUCCESS != rc) {
                 return rc;
@@ -503,7 +503,7 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
             } else if (ch->first && c->no_copy_in) {
                 mine = (char *) c->sendbuf + (ptrdiff_t) (p * c->count + ch->off) * c->extent;
                 if (c->device) {
-                    rc = (0 == c->gpu->reduce3(c->opk, c->dtk, mine, in, out, ch->len, c->stream))
+                    rc = (0 == c->gpu->reduce3(c->gpu_op, c->gpu_type, mine, in, out, ch->len, c->stream))
                              ? OMPI_SUCCESS : OMPI_ERROR;
                 } else if (ompi_datatype_is_predefined(c->dtype)) {
                     ompi_3buff_op_reduce(c->op, in, mine, out, (int) ch->len, c->dtype);
@@ -513,7 +513,7 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
                     ompi_op_reduce(c->op, in, out, (int) ch->len, c->dtype);
                 }
             } else if (c->device) {
-                rc = (0 == c->gpu->reduce(c->opk, c->dtk, in, out, ch->len, c->stream))
+                rc = (0 == c->gpu->reduce(c->gpu_op, c->gpu_type, in, out, ch->len, c->stream))
                          ? OMPI_SUCCESS : OMPI_ERROR;
             } else {
                 ompi_op_reduce(c->op, in, out, (int) ch->len, c->dtype);
@@ -583,7 +583,7 @@ static int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
     c->done = 0;
     for (p = 0; p < c->parts; ++p) {
         c->state[p] = -1;
-        c->pend[p] = -1;
+        c->gpu_pending_state[p] = -1;
         c->ready_count[p] = 0;
     }
     rc = mca_part_ucx_start(c->nchans, reqs);
@@ -800,7 +800,7 @@ static void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
     free(c->events);
     free(c->user_ready);
     free(c->ready_count);
-    free(c->pend);
+    free(c->gpu_pending_state);
     free(c->chans);
     free(c->steps);
     free(c->outs);

@@ -98,8 +98,8 @@ typedef struct mca_part_ucx_coll_t {
     const mca_part_ucx_device_ops_t *gpu;
     void *stream;
     void **events;                  /* per partition */
-    int *pend;                      /* per partition: state after the GPU work, or -1 */
-    int opk, dtk;                   /* the kernels' op and element type */
+    int *gpu_pending_state;         /* per partition: state after the GPU work, or -1 */
+    int gpu_op, gpu_type;           /* the kernels' op and element type */
     volatile uint64_t *done_words;  /* device request: epoch each partition completed */
     opal_mutex_t lock;
 } mca_part_ucx_coll_t;

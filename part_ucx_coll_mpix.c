@@ -347,7 +347,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         }
         /* + 1: zero partitions are legal */
         c->state = calloc(c->parts + 1, sizeof(*c->state));
-        c->pend = calloc(c->parts + 1, sizeof(*c->pend));
+        c->gpu_pending_state = calloc(c->parts + 1, sizeof(*c->gpu_pending_state));
         c->user_ready = calloc(c->user_parts + 1, sizeof(*c->user_ready));
         c->ready_count = calloc(c->parts + 1, sizeof(*c->ready_count));
         if (MCA_PART_UCX_REDUCE == kind && rank != root) {
@@ -356,7 +356,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
             c->owned = mca_part_ucx_coll_alloc(c, c->owned_bytes);
             c->acc = c->owned;
         }
-        if (NULL == c->state || NULL == c->pend || NULL == c->user_ready ||
+        if (NULL == c->state || NULL == c->gpu_pending_state || NULL == c->user_ready ||
             NULL == c->ready_count ||
             (MCA_PART_UCX_REDUCE == kind && rank != root && NULL == c->owned)) {
             rc = MPI_ERR_NO_MEM;

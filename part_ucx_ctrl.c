@@ -430,7 +430,7 @@ void mca_part_ucx_ctrl_fini(void)
         free(b);
         node = NULL;
     }
-    mca_part_ucx_seq_table_clear(&m->held);
+    mca_part_ucx_seq_table_clear(&m->setup_ahead);
     mca_part_ucx_seq_table_clear(&m->seq_in);
     mca_part_ucx_seq_table_clear(&m->seq_out);
     free(m->address_blob);
@@ -963,8 +963,8 @@ static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
         void *dup = NULL;
         hkey.seq = msg->seq;
         if (msg->seq < *expected ||
-            OPAL_SUCCESS == opal_hash_table_get_value_ptr(&m->held, &hkey, sizeof(hkey), &dup) ||
-            OPAL_SUCCESS != opal_hash_table_set_value_ptr(&m->held, &hkey, sizeof(hkey), msg)) {
+            OPAL_SUCCESS == opal_hash_table_get_value_ptr(&m->setup_ahead, &hkey, sizeof(hkey), &dup) ||
+            OPAL_SUCCESS != opal_hash_table_set_value_ptr(&m->setup_ahead, &hkey, sizeof(hkey), msg)) {
             MCA_PART_UCX_ERROR("setup record out of sequence dropped");
             free(msg);
         }
@@ -975,11 +975,11 @@ static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
         mca_part_ucx_match_msg(msg);
         /* the next one may have been held */
         hkey.seq = *expected;
-        if (OPAL_SUCCESS != opal_hash_table_get_value_ptr(&m->held, &hkey, sizeof(hkey),
+        if (OPAL_SUCCESS != opal_hash_table_get_value_ptr(&m->setup_ahead, &hkey, sizeof(hkey),
                                                           (void **) &msg)) {
             break;
         }
-        opal_hash_table_remove_value_ptr(&m->held, &hkey, sizeof(hkey));
+        opal_hash_table_remove_value_ptr(&m->setup_ahead, &hkey, sizeof(hkey));
     }
 }
 

@@ -52,7 +52,7 @@ struct mca_part_ucx_dev_t {
     mca_part_ucx_block_t epoch_block; /* kernels read: [0] current epoch, [1] receiver ready;
                                        * kernels write [2]: MPIX_PREQUEST_ERR_* bits */
     size_t pending;                 /* send: partitions not yet picked up this epoch */
-    size_t low;                     /* send: partitions below are picked up (kernels mark
+    size_t first_unseen;            /* send: partitions below are picked up (kernels mark
                                      * mostly in block order: the walk starts here) */
     uint64_t *copied;               /* kernel copy: epoch a kernel stored partition p in */
     bool failed;                    /* a kernel reported misuse (the error word) */
@@ -156,7 +156,7 @@ static void mca_part_ucx_devreq_start(mca_part_ucx_request_t *req)
     struct mca_part_ucx_dev_t *d = req->dev;
 
     d->pending = req->parts;
-    d->low = 0;
+    d->first_unseen = 0;
     *(volatile uint64_t *) d->epoch_block.addr = req->epoch;
     mca_part_ucx_dev_push_epoch(req, d);
 }
@@ -224,9 +224,9 @@ static void mca_part_ucx_devreq_progress(mca_part_ucx_request_t *req)
     if (0 == d->pending) {
         return;
     }
-    for (p = d->low; p < req->parts; ++p) {
+    for (p = d->first_unseen; p < req->parts; ++p) {
         if (req->part_state[p] >= queued) {
-            d->low += (p == d->low);
+            d->first_unseen += (p == d->first_unseen);
             continue;
         }
         mark = ready[(p >> shift) << shift];
@@ -235,7 +235,7 @@ static void mca_part_ucx_devreq_progress(mca_part_ucx_request_t *req)
             continue;
         }
         opal_atomic_rmb(); /* the kernel's data before its mark */
-        d->low += (p == d->low);
+        d->first_unseen += (p == d->first_unseen);
         host = 0 != (mark & MPIX_PREQUEST_MARK_HOST);
         if (NULL != d->copied && !host) {
             d->copied[p] = req->epoch; /* only the arrival is left to send */
@@ -554,7 +554,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         return MPI_ERR_NO_MEM;
     }
     d->pending = req->parts;
-    d->low = 0;
+    d->first_unseen = 0;
     if (NULL != req->ops->dev_attach) {
         req->ops->dev_attach(req, req->coll_done_block.addr);
     }

@@ -225,8 +225,8 @@ static void mca_part_ucx_recv_rtr_owe(mca_part_ucx_request_t *req)
     mca_part_ucx_peer_t *peer = req->remote;
 
     opal_atomic_lock(&peer->rtr_lock);
-    req->rtr_owed = req->epoch;
-    peer->rtr_owed = req;
+    req->rtr_owed_epoch = req->epoch;
+    peer->rtr_owed_req = req;
     opal_atomic_unlock(&peer->rtr_lock);
 }
 
@@ -235,21 +235,21 @@ void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_
     mca_part_ucx_request_t *req;
 
     rtr->epoch = 0;
-    if (NULL == peer->rtr_owed) { /* checked again under the lock */
+    if (NULL == peer->rtr_owed_req) { /* checked again under the lock */
         return;
     }
     opal_atomic_lock(&peer->rtr_lock);
-    req = peer->rtr_owed;
-    if (NULL != req && 0 != req->rtr_owed) {
+    req = peer->rtr_owed_req;
+    if (NULL != req && 0 != req->rtr_owed_epoch) {
         *rtr = req->rtr_msg;
-        rtr->epoch = req->rtr_owed;
-        req->rtr_owed = 0;
+        rtr->epoch = req->rtr_owed_epoch;
+        req->rtr_owed_epoch = 0;
         mca_part_ucx_count(MCA_PART_UCX_PVAR_RTR_RIDING, 1);
         MCA_PART_UCX_VERBOSE(20, "receive from rank %d tag %d: ready-to-receive of epoch %llu "
                              "rides on a partition message", req->peer, req->tag,
                              (unsigned long long) rtr->epoch);
     }
-    peer->rtr_owed = NULL;
+    peer->rtr_owed_req = NULL;
     opal_atomic_unlock(&peer->rtr_lock);
 }
 
@@ -258,14 +258,14 @@ void mca_part_ucx_recv_rtr_flush(mca_part_ucx_request_t *req)
     mca_part_ucx_peer_t *peer = req->remote;
     uint64_t owed;
 
-    if (0 == req->rtr_owed || MCA_PART_UCX_SETUP_DONE != req->setup) {
+    if (0 == req->rtr_owed_epoch || MCA_PART_UCX_SETUP_DONE != req->setup) {
         return;
     }
     opal_atomic_lock(&peer->rtr_lock);
-    owed = req->rtr_owed;
-    req->rtr_owed = 0;
-    if (peer->rtr_owed == req) {
-        peer->rtr_owed = NULL;
+    owed = req->rtr_owed_epoch;
+    req->rtr_owed_epoch = 0;
+    if (peer->rtr_owed_req == req) {
+        peer->rtr_owed_req = NULL;
     }
     opal_atomic_unlock(&peer->rtr_lock);
     if (0 != owed) {
@@ -423,8 +423,8 @@ static ucs_status_t mca_part_ucx_recv_hold(ucp_worker_h worker, mca_part_ucx_req
     if (!rndv) {
         memcpy(h->data, data, length);
     }
-    h->next = req->held;
-    req->held = h;
+    h->next = req->early_msgs;
+    req->early_msgs = h;
     return rndv ? UCS_INPROGRESS : UCS_OK;
 }
 
@@ -444,7 +444,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
     if (NULL != req && req->ahead) {
         /* under the lock, against MPI_Start moving the epoch and taking
          * what is held */
-        opal_atomic_lock(&req->held_lock);
+        opal_atomic_lock(&req->early_msgs_lock);
         now = mca_part_ucx_recv_hdr_ok(req, hdr, length, req->epoch);
         early = !now && mca_part_ucx_recv_hdr_ok(req, hdr, length, req->epoch + 1);
         if (early) {
@@ -454,7 +454,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
             status = mca_part_ucx_recv_hold(worker, req, hdr, data, length, rndv);
             mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_HELD, (int64_t) hdr->count);
         }
-        opal_atomic_unlock(&req->held_lock);
+        opal_atomic_unlock(&req->early_msgs_lock);
     } else {
         now = mca_part_ucx_recv_hdr_ok(req, hdr, length, NULL != req ? req->epoch : 0);
     }
@@ -478,10 +478,10 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_held_t *h, *next;
 
-    opal_atomic_lock(&req->held_lock);
-    h = req->held;
-    req->held = NULL;
-    opal_atomic_unlock(&req->held_lock);
+    opal_atomic_lock(&req->early_msgs_lock);
+    h = req->early_msgs;
+    req->early_msgs = NULL;
+    opal_atomic_unlock(&req->early_msgs_lock);
     for (; NULL != h; h = next) {
         next = h->next;
         if (mca_part_ucx_recv_hdr_ok(req, &h->hdr, h->length, req->epoch)) {
@@ -496,7 +496,7 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
 
 static int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 {
-    req->scan = 0;
+    req->arrived_prefix = 0;
     /* against mca_part_ucx_recv_matched on another thread: it stores the
      * setup then reads the state, this the other way round, so that at
      * least one of the two sends the ready-to-receive */
@@ -529,10 +529,10 @@ static bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
         return false;
     }
     mca_part_ucx_recv_rtr_flush(req);
-    while (req->scan < req->remote_parts && flags[req->scan] >= req->epoch) {
-        ++req->scan;
+    while (req->arrived_prefix < req->remote_parts && flags[req->arrived_prefix] >= req->epoch) {
+        ++req->arrived_prefix;
     }
-    if (req->scan < req->remote_parts) {
+    if (req->arrived_prefix < req->remote_parts) {
         return false;
     }
     if (NULL != req->dev) {
@@ -901,13 +901,13 @@ static void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
     req->rtr_rkey = NULL; /* the peer's (mca_part_ucx_peer_rkey) */
     if (NULL != req->remote) {
         opal_atomic_lock(&req->remote->rtr_lock);
-        if (req->remote->rtr_owed == req) {
-            req->remote->rtr_owed = NULL;
+        if (req->remote->rtr_owed_req == req) {
+            req->remote->rtr_owed_req = NULL;
         }
         opal_atomic_unlock(&req->remote->rtr_lock);
     }
-    while (NULL != (h = req->held)) { /* a next epoch this receive never started */
-        req->held = h->next;
+    while (NULL != (h = req->early_msgs)) { /* a next epoch this receive never started */
+        req->early_msgs = h->next;
         mca_part_ucx_held_drop(h);
     }
     if (NULL != req->buf_memh) {

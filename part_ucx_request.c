@@ -28,7 +28,7 @@ static void mca_part_ucx_request_construct(mca_part_ucx_request_t *req)
     req->super.req_free = mca_part_ucx_request_free;
     req->super.req_cancel = mca_part_ucx_request_cancel;
     req->id = -1;
-    opal_atomic_lock_init(&req->held_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+    opal_atomic_lock_init(&req->early_msgs_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
     opal_atomic_lock_init(&req->rtr_op_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
 }
 

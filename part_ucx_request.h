@@ -174,7 +174,7 @@ struct mca_part_ucx_request_t {
     mca_part_ucx_block_t coll_done_block; /* collective with a device request: epoch per
                                            * partition done, mapped for kernels */
     ucp_mem_h buf_memh;
-    size_t scan;                    /* flags known to have arrived this epoch */
+    size_t arrived_prefix;          /* sender partitions below have arrived this epoch */
     volatile uint64_t *unpacked;    /* non-contiguous: 2e once partition unpacked in epoch e,
                                      * 2e - 1 while a thread unpacks it */
     uint64_t rtr_value;             /* put source for the ready-to-receive */
@@ -187,10 +187,10 @@ struct mca_part_ucx_request_t {
      * epoch once the receiver started the previous one, the receiver holds
      * early partitions until its MPI_Start and sends its RTR lazily. */
     bool ahead;
-    struct mca_part_ucx_held_t *held; /* receive: early partitions */
-    uint64_t rtr_owed;              /* receive: epoch whose RTR is not sent yet, or 0
+    struct mca_part_ucx_held_t *early_msgs; /* receive: early partition messages */
+    uint64_t rtr_owed_epoch;        /* receive: epoch whose RTR is not sent yet, or 0
                                      * (under the peer's rtr_lock) */
-    opal_atomic_lock_t held_lock;   /* held vs the epoch, between MPI_Start and handlers */
+    opal_atomic_lock_t early_msgs_lock;   /* early_msgs vs the epoch, between MPI_Start and handlers */
 };
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
