@@ -196,6 +196,9 @@ static inline void mca_part_ucx_link_remove(mca_part_ucx_link_t *item)
 /* part_ucx_context.c: the UCP context and its workers. */
 int mca_part_ucx_context_init(void);
 void mca_part_ucx_context_fini(void);
+/* A message of help-part-ucx.txt, from any thread: once a process where
+ * `shown` is given (the caller's flag), otherwise every time. */
+void mca_part_ucx_show_help(opal_atomic_int32_t *shown, const char *topic, ...);
 
 /* part_ucx_info.c: an info key's value into *value, left as it is where
  * the key is absent; MPI_ERR_INFO_VALUE for a value not allowed. */

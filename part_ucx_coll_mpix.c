@@ -183,7 +183,6 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
     static opal_atomic_int32_t told = 0;
     uint64_t v[2 * MCA_PART_UCX_SIG_N], lo, hi;
     char differ[256] = "";
-    int32_t no = 0;
     int i, rc;
 
     sig[MCA_PART_UCX_SIG_ERROR] = (uint64_t) local_rc;
@@ -216,11 +215,8 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
     if ('\0' != differ[0]) {
         MCA_PART_UCX_VERBOSE(1, "partitioned collective: arguments differ across ranks: %s",
                              differ);
-        if (0 == ompi_comm_rank(comm) && opal_atomic_compare_exchange_strong_32(&told, &no, 1)) {
-            /* once a process: opal_show_help's parser of help files is not
-             * reentrant (two threads' mismatches at once crashed it) */
-            opal_show_help("help-part-ucx.txt", "coll mismatch", true, differ,
-                           ompi_comm_print_cid(comm));
+        if (0 == ompi_comm_rank(comm)) {
+            mca_part_ucx_show_help(&told, "coll mismatch", differ, ompi_comm_print_cid(comm));
         }
         return MPI_ERR_ARG;
     }

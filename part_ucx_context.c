@@ -15,6 +15,8 @@
 #include "ompi_config.h"
 
 #include "opal/mca/common/ucx/common_ucx.h"
+#include <stdarg.h>
+
 #include "opal/util/show_help.h"
 #include "ompi/proc/proc.h"
 #include "ompi/runtime/mpiruntime.h"
@@ -179,4 +181,23 @@ void mca_part_ucx_context_fini(void)
         ucp_cleanup(m->context);
         m->context = NULL;
     }
+}
+
+/* opal_show_help's parser of help files is not reentrant, and messages of
+ * the data path can come from several threads at once. */
+static opal_mutex_t mca_part_ucx_help_lock = OPAL_MUTEX_STATIC_INIT;
+
+void mca_part_ucx_show_help(opal_atomic_int32_t *shown, const char *topic, ...)
+{
+    int32_t no = 0;
+    va_list args;
+
+    if (NULL != shown && (0 != *shown || !opal_atomic_compare_exchange_strong_32(shown, &no, 1))) {
+        return;
+    }
+    va_start(args, topic);
+    OPAL_THREAD_LOCK(&mca_part_ucx_help_lock);
+    (void) opal_show_vhelp("help-part-ucx.txt", topic, true, args);
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_help_lock);
+    va_end(args);
 }

@@ -278,7 +278,7 @@ static bool mca_part_ucx_devreq_failed(mca_part_ucx_request_t *req)
         return false;
     }
     d->failed = true;
-    opal_show_help("help-part-ucx.txt", "device misuse", true,
+    mca_part_ucx_show_help(NULL, "device misuse",
                    (MCA_PART_UCX_RECV == req->kind) ? "receive from" : "send to", req->peer,
                    req->tag,
                    (bits & MPIX_PREQUEST_ERR_PARTITION)

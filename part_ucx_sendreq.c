@@ -613,14 +613,9 @@ static int mca_part_ucx_send_pready(mca_part_ucx_request_t *req, size_t min_part
     if (NULL != req->dev && mca_part_ucx_dev_group(req) > 1) {
         /* kernels complete whole groups: a host-readied partition of one
          * would leave its group waiting for calls that never come */
-        /* once a process; opal_show_help's parser is not reentrant */
         static opal_atomic_int32_t told = 0;
-        int32_t never = 0;
-        if (opal_atomic_compare_exchange_strong_32(&told, &never, 1)) {
-            opal_show_help("help-part-ucx.txt", "host pready grouped", true,
-                           (int) mca_part_ucx_dev_group(req),
-                           (unsigned long) (mca_part_ucx_dev_group(req) * req->part_bytes));
-        }
+        mca_part_ucx_show_help(&told, "host pready grouped", (int) mca_part_ucx_dev_group(req),
+                               (unsigned long) (mca_part_ucx_dev_group(req) * req->part_bytes));
         return MPI_ERR_REQUEST;
     }
     for (p = min_part; p <= max_part && mca_part_ucx_claim_ready(req, p); ++p) {
