@@ -10,6 +10,7 @@
 #include "ompi_config.h"
 
 #include "opal/mca/accelerator/accelerator.h"
+#include "opal/mca/common/ucx/common_ucx.h"
 #include "opal/mca/pmix/pmix-internal.h"
 #include "opal/mca/timer/base/base.h"
 #include "opal/util/show_help.h"
@@ -364,7 +365,7 @@ static void mca_part_ucx_peer_destroy(mca_part_ucx_peer_t *peer)
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     param.flags = UCP_EP_CLOSE_FLAG_FORCE;
     for (i = 0; i < m->num_workers; ++i) {
-        if (NULL != peer->eps[i]) {
+        if (NULL != peer->eps[i]) { /* not closed in order at finalize */
             (void) mca_part_ucx_wait(m->workers[i], ucp_ep_close_nbx(peer->eps[i], &param));
         }
     }
@@ -385,6 +386,46 @@ static void mca_part_ucx_seq_table_clear(opal_hash_table_t *table)
     }
 }
 
+/* Every peer's endpoints, closed as pml/ucx closes its own: in an order
+ * that spreads the disconnects (opal_common_ucx_del_procs), then one fence
+ * of all processes, so that no endpoint is torn down while a peer still
+ * flushes to it. Every process that initialized the module gets here, in
+ * MPI_Finalize or when part/ucx is not selected, so all reach the fence. */
+static void mca_part_ucx_close_endpoints(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    opal_common_ucx_del_proc_t *procs;
+    size_t n = 0, cap = opal_hash_table_get_size(&m->peers) + 1;
+    mca_part_ucx_peer_t *peer;
+    void *node = NULL;
+    uint64_t key;
+    int i, rc;
+
+    if (NULL == m->workers || NULL == (procs = calloc(cap, sizeof(*procs)))) {
+        return;
+    }
+    for (i = 0; i < m->num_workers; ++i) {
+        n = 0;
+        for (rc = opal_hash_table_get_first_key_uint64(&m->peers, &key, (void **) &peer, &node);
+             OPAL_SUCCESS == rc && n < cap;
+             rc = opal_hash_table_get_next_key_uint64(&m->peers, &key, (void **) &peer, node,
+                                                      &node)) {
+            if (NULL != peer->eps[i]) {
+                procs[n].ep = peer->eps[i];
+                procs[n++].vpid = peer->name.vpid;
+                peer->eps[i] = NULL;
+            }
+        }
+        if (i + 1 < m->num_workers) {
+            (void) opal_common_ucx_del_procs_nofence(procs, n, OMPI_PROC_MY_NAME->vpid, 1,
+                                                     m->workers[i]);
+        } else {
+            (void) opal_common_ucx_del_procs(procs, n, OMPI_PROC_MY_NAME->vpid, 1, m->workers[i]);
+        }
+    }
+    free(procs);
+}
+
 void mca_part_ucx_ctrl_fini(void)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
@@ -396,6 +437,7 @@ void mca_part_ucx_ctrl_fini(void)
     void *node = NULL, *key_ptr;
     size_t key_size;
 
+    mca_part_ucx_close_endpoints();
     while (OPAL_SUCCESS == opal_hash_table_get_first_key_uint64(&m->peers, &key, (void **) &peer,
                                                                 &node)) {
         opal_hash_table_remove_value_uint64(&m->peers, key);
