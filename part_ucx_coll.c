@@ -503,7 +503,8 @@ static int mca_part_ucx_coll_advance(mca_part_ucx_coll_t *c, size_t p, uint64_t 
             } else if (ch->first && c->no_copy_in) {
                 mine = (char *) c->sendbuf + (ptrdiff_t) (p * c->count + ch->off) * c->extent;
                 if (c->device) {
-                    rc = (0 == c->gpu->reduce3(c->gpu_op, c->gpu_type, mine, in, out, ch->len, c->stream))
+                    rc = (0 == c->gpu->reduce3(c->gpu_op, c->gpu_type, mine, in, out, ch->len,
+                                               c->stream))
                              ? OMPI_SUCCESS : OMPI_ERROR;
                 } else if (ompi_datatype_is_predefined(c->dtype)) {
                     ompi_3buff_op_reduce(c->op, in, mine, out, (int) ch->len, c->dtype);
@@ -567,7 +568,8 @@ static int mca_part_ucx_coll_begin(mca_part_ucx_coll_t *c, size_t p, uint64_t ep
 
 static int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
 {
-    mca_part_ucx_coll_t *c = req->coll;
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
+    mca_part_ucx_coll_t *c = creq->coll;
     ompi_request_t **reqs;
     size_t p;
     int i, rc = OMPI_SUCCESS;
@@ -612,7 +614,8 @@ static int mca_part_ucx_coll_user_ready(mca_part_ucx_coll_t *c, size_t u, uint64
 static int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first,
                                     size_t last)
 {
-    mca_part_ucx_coll_t *c = req->coll;
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
+    mca_part_ucx_coll_t *c = creq->coll;
     int rc = OMPI_SUCCESS;
     size_t u;
 
@@ -627,7 +630,8 @@ static int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first,
 static void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req,
                                          volatile uint64_t *done_words)
 {
-    mca_part_ucx_coll_t *c = req->coll;
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
+    mca_part_ucx_coll_t *c = creq->coll;
     size_t u;
 
     OPAL_THREAD_LOCK(&c->lock);
@@ -655,7 +659,8 @@ static bool mca_part_ucx_coll_done(const mca_part_ucx_coll_t *c, size_t first, s
 static int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first, size_t last,
                                       int *flag)
 {
-    mca_part_ucx_coll_t *c = req->coll;
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
+    mca_part_ucx_coll_t *c = creq->coll;
 
     first /= c->group; /* user partitions -> their transport partitions */
     last /= c->group;
@@ -671,7 +676,8 @@ static int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first,
 
 static bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
 {
-    mca_part_ucx_coll_t *c = req->coll;
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
+    mca_part_ucx_coll_t *c = creq->coll;
     mca_part_ucx_request_t *ch;
     size_t p, u;
     int i, rc = OMPI_SUCCESS;
@@ -728,7 +734,8 @@ static bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
  * epoch while we look; the channels progress on their own meanwhile. */
 static int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req)
 {
-    mca_part_ucx_coll_t *c = req->coll;
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
+    mca_part_ucx_coll_t *c = creq->coll;
     int i, rc = MPI_SUCCESS;
 
     opal_mutex_lock(&c->lock);
@@ -767,7 +774,8 @@ static bool mca_part_ucx_coll_quiesce(mca_part_ucx_coll_t *c)
 
 static void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
 {
-    mca_part_ucx_coll_t *c = req->coll;
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
+    mca_part_ucx_coll_t *c = creq->coll;
     int i;
 
     if (NULL == c) {
@@ -808,7 +816,7 @@ static void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
     free((void *) c->state);
     OBJ_DESTRUCT(&c->lock);
     free(c);
-    req->coll = NULL;
+    creq->coll = NULL;
 }
 
 /* A failed epoch completes while its channels may still be busy: only

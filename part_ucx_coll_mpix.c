@@ -234,22 +234,24 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
                                    mca_part_ucx_request_t **out, uint64_t *sig)
 {
     int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc, alg = 0;
+    mca_part_ucx_collreq_t *creq;
     mca_part_ucx_request_t *req;
     mca_part_ucx_coll_t *c;
     size_t group;
 
-    req = OBJ_NEW(mca_part_ucx_request_t);
+    creq = OBJ_NEW(mca_part_ucx_collreq_t);
     c = calloc(1, sizeof(*c));
-    if (NULL == req || NULL == c) {
+    if (NULL == creq || NULL == c) {
         free(c);
-        if (NULL != req) {
-            OBJ_RELEASE(req);
+        if (NULL != creq) {
+            OBJ_RELEASE(creq);
         }
         return MPI_ERR_NO_MEM;
     }
+    req = &creq->super;
     mca_part_ucx_request_init_base(req, MCA_PART_UCX_COLL, &mca_part_ucx_coll_ops,
                                    (size_t) partitions, (size_t) count, dtype, rank, comm);
-    req->coll = c;
+    creq->coll = c;
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     *out = req;
     /* Listed like point-to-point requests, so MPIX_Prequest_free finds it;
@@ -330,7 +332,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     rc = mca_part_ucx_coll_agree(comm, rc, sig);
     t[1] = opal_timer_base_get_usec();
     if (MPI_SUCCESS == rc) {
-        c = req->coll;
+        c = mca_part_ucx_collreq(req)->coll;
         alg = (int) sig[MCA_PART_UCX_SIG_ALG];
         c->group = sig[MCA_PART_UCX_SIG_GROUP];
         c->parts = req->parts / c->group;

@@ -896,7 +896,8 @@ static int mca_part_ucx_comm_delete(ompi_communicator_t *comm, int keyval, void 
          OPAL_SUCCESS == rc;
          rc = opal_hash_table_get_next_key_ptr(&m->match, &key, &key_size, (void **) &b, node,
                                                &node)) {
-        if (0 != memcmp(&b->key.cid, &cid, sizeof(cid)) || mca_part_ucx_link_empty(&b->unexpected)) {
+        if (0 != memcmp(&b->key.cid, &cid, sizeof(cid)) ||
+            mca_part_ucx_link_empty(&b->unexpected)) {
             continue;
         }
         if (n == cap) {
@@ -1005,8 +1006,10 @@ static void mca_part_ucx_handle_setup(mca_part_ucx_setup_msg_t *msg, size_t len)
         void *dup = NULL;
         hkey.seq = msg->seq;
         if (msg->seq < *expected ||
-            OPAL_SUCCESS == opal_hash_table_get_value_ptr(&m->setup_ahead, &hkey, sizeof(hkey), &dup) ||
-            OPAL_SUCCESS != opal_hash_table_set_value_ptr(&m->setup_ahead, &hkey, sizeof(hkey), msg)) {
+            OPAL_SUCCESS == opal_hash_table_get_value_ptr(&m->setup_ahead, &hkey, sizeof(hkey),
+                                                          &dup) ||
+            OPAL_SUCCESS != opal_hash_table_set_value_ptr(&m->setup_ahead, &hkey, sizeof(hkey),
+                                                          msg)) {
             MCA_PART_UCX_ERROR("setup record out of sequence dropped");
             free(msg);
         }

@@ -50,7 +50,7 @@ struct mca_part_ucx_peer_t {
     mca_part_ucx_rkey_t *rkeys;     /* unpacked keys of the peer's control chunks */
     /* One epoch ahead: a receive from this peer whose ready-to-receive is
      * owed, to ride on the next partition message to the peer. */
-    mca_part_ucx_request_t *rtr_owed_req;
+    struct mca_part_ucx_recvreq_t *rtr_owed_req;
     opal_atomic_lock_t rtr_lock;
 };
 

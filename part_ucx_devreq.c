@@ -85,16 +85,17 @@ static bool mca_part_ucx_dev_handles_ready = false;
  * own, in their schedule). */
 static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, bool kernel_copy)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch);
-    size_t bytes = (size_t) req->device_group_bytes;
+    size_t bytes = (size_t) sreq->device_group_bytes;
     uint32_t s = 0;
     size_t p;
 
-    if (req->device_group_bytes < 0 && kernel_copy) {
+    if (sreq->device_group_bytes < 0 && kernel_copy) {
         bytes = req->total_bytes / MCA_PART_UCX_GROUPS_KERNEL_COPY;
         bytes = bytes < MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY ? bytes
                                                              : MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY;
-    } else if (req->device_group_bytes < 0) {
+    } else if (sreq->device_group_bytes < 0) {
         bytes = MCA_PART_UCX_GROUP_BYTES_PROGRESS;
     }
 
@@ -104,7 +105,7 @@ static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, 
     /* Partitions the host readied in this epoch before the device request
      * existed: their groups could not complete in kernels. */
     for (p = 0; p < req->parts; ++p) {
-        if (req->part_state[p] >= queued) {
+        if (sreq->part_state[p] >= queued) {
             MCA_PART_UCX_VERBOSE(5, "send to rank %d tag %d: partitions readied on the host "
                                  "before MPIX_Prequest_create, so no transport groups",
                                  req->peer, req->tag);
@@ -163,8 +164,9 @@ static void mca_part_ucx_devreq_start(mca_part_ucx_request_t *req)
 
 static void mca_part_ucx_dev_rtr_words(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     volatile uint64_t *words = d->epoch_block.addr;
-    uint64_t rtr = *(volatile uint64_t *) req->rtr_block.addr;
+    uint64_t rtr = *(volatile uint64_t *) sreq->rtr_block.addr;
 
     if (words[MCA_PART_UCX_DEV_RTR] != rtr) {
         words[MCA_PART_UCX_DEV_RTR] = rtr; /* kernels of this epoch may store now */
@@ -207,11 +209,12 @@ static bool mca_part_ucx_devreq_sets_arrivals(const mca_part_ucx_request_t *req)
  * receiver's ready-to-receive was not visible to it) go as MPI_Pready's. */
 static void mca_part_ucx_devreq_progress(mca_part_ucx_request_t *req)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     struct mca_part_ucx_dev_t *d = req->dev;
     const volatile uint64_t *ready = d->ready_block.addr;
     uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch), bits = 0, mark;
     unsigned shift = d->host.group_shift;
-    bool copied = NULL != d->copied && req->am, host;
+    bool copied = NULL != d->copied && sreq->super.am, host;
     int64_t claimed = 0;
     size_t p, base = 0;
 
@@ -225,7 +228,7 @@ static void mca_part_ucx_devreq_progress(mca_part_ucx_request_t *req)
         return;
     }
     for (p = d->first_unseen; p < req->parts; ++p) {
-        if (req->part_state[p] >= queued) {
+        if (sreq->part_state[p] >= queued) {
             d->first_unseen += (p == d->first_unseen);
             continue;
         }
@@ -257,7 +260,7 @@ static void mca_part_ucx_devreq_progress(mca_part_ucx_request_t *req)
     }
     mca_part_ucx_send_copied(req, base, bits);
     if (0 != claimed) {
-        opal_atomic_add_fetch_64(&req->queued, claimed);
+        opal_atomic_add_fetch_64(&sreq->queued, claimed);
     }
 }
 
@@ -298,17 +301,18 @@ static bool mca_part_ucx_devreq_failed(mca_part_ucx_request_t *req)
  * and fails from then on. */
 static bool mca_part_ucx_devreq_send_drained(mca_part_ucx_request_t *req)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     uint64_t issued = MCA_PART_UCX_ISSUED(req->epoch);
     int64_t ops = 0;
     size_t p;
 
-    if (req->queued > 0) {
+    if (sreq->queued > 0) {
         return false;
     }
     for (p = 0; p < req->parts; ++p) {
-        ops += (req->part_state[p] == issued) ? 2 : 0;
+        ops += (sreq->part_state[p] == issued) ? 2 : 0;
     }
-    if (req->ops_done != ops) {
+    if (sreq->ops_done != ops) {
         return false;
     }
     mca_part_ucx_request_fail(req, MPI_ERR_ARG);
@@ -336,6 +340,7 @@ static struct mca_part_ucx_dev_t *mca_part_ucx_dev_detach(mca_part_ucx_request_t
 
 static void mca_part_ucx_dev_destroy(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
 {
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
 
     if (NULL == d) {
@@ -353,7 +358,7 @@ static void mca_part_ucx_dev_destroy(mca_part_ucx_request_t *req, struct mca_par
     if (MCA_PART_UCX_COLL == req->kind) {
         req->ops->dev_attach(req, NULL);
         OPAL_THREAD_LOCK(&m->lock);
-        mca_part_ucx_block_free(&req->coll_done_block);
+        mca_part_ucx_block_free(&creq->coll_done_block);
         OPAL_THREAD_UNLOCK(&m->lock);
     }
 }
@@ -419,14 +424,15 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
  * it here (patched rkey_ptr); the progression engine otherwise. */
 static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     void *dst = NULL, *flags = NULL;
     ucs_status_t status = UCS_ERR_UNSUPPORTED;
 
-    if (MCA_PART_UCX_DEVICE_COPY_PROGRESS == req->device_copy || req->proc_null) {
+    if (MCA_PART_UCX_DEVICE_COPY_PROGRESS == sreq->device_copy || req->proc_null) {
         return OMPI_SUCCESS;
     }
-    if (NULL != req->buf_rkeys[0] && req->contiguous && req->device) {
-        status = ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &dst);
+    if (NULL != sreq->super.buf_rkeys[0] && sreq->super.contiguous && req->device) {
+        status = ucp_rkey_ptr(sreq->super.buf_rkeys[0], sreq->remote_buf, &dst);
     }
     if (UCS_OK != status) {
         MCA_PART_UCX_VERBOSE(5,
@@ -440,17 +446,18 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     d->host.mechanism = MPIX_PREQUEST_KERNEL_COPY;
-    d->host.src = req->data;
+    d->host.src = sreq->super.data;
     d->host.dst = dst;
     d->host.part_bytes = req->part_bytes;
     /* The receiver's flags in its shared memory: the kernels set them too,
      * and the host sends no arrivals (mca_part_ucx_devreq_sets_arrivals). */
     d->host.rtr_cache = mca_part_ucx_module.params.device_rtr_cache;
-    if (mca_part_ucx_module.params.device_arrivals && NULL != req->flags_rkeys[0] &&
-        OMPI_SUCCESS == mca_part_ucx_peer_gpu_ptr(req->remote, req->flags_rkeys[0],
-                                                  req->remote_flags_chunk,
-                                                  req->remote_flags_chunk_size, req->remote_flags,
-                                                  req->remote_parts * sizeof(uint64_t), &flags)) {
+    if (mca_part_ucx_module.params.device_arrivals && NULL != sreq->super.flags_rkeys[0] &&
+        OMPI_SUCCESS == mca_part_ucx_peer_gpu_ptr(sreq->super.remote, sreq->super.flags_rkeys[0],
+                                                  sreq->remote_flags_chunk,
+                                                  sreq->remote_flags_chunk_size, sreq->remote_flags,
+                                                  sreq->super.remote_parts * sizeof(uint64_t),
+                                                  &flags)) {
         d->host.remote_arrived = (volatile uint64_t *) flags;
     }
     mca_part_ucx_dev_rtr_words(req, d);
@@ -472,6 +479,8 @@ static const mca_part_ucx_dev_ops_t mca_part_ucx_devreq_ops = {
 
 static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *preq)
 {
+    mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     struct mca_part_ucx_dev_t *d;
     bool coll = (MCA_PART_UCX_COLL == req->kind);
@@ -499,7 +508,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.kind = coll ? MPIX_PREQUEST_COLL : send ? MPIX_PREQUEST_SEND : MPIX_PREQUEST_RECV;
     d->host.mechanism = MPIX_PREQUEST_PROGRESS;
     d->host.parts = (uint32_t) req->parts;
-    d->host.remote_parts = (uint32_t) (coll ? req->parts : req->remote_parts);
+    d->host.remote_parts = (uint32_t) (coll ? req->parts : mca_part_ucx_p2p(req)->remote_parts);
     d->host.threshold = req->pready_threads;
     d->host.aggregate = (MCA_PART_UCX_PREADY_AGGREGATE_BLOCK == req->pready_aggregate)
                             ? MPIX_PREQUEST_AGGREGATE_BLOCK : MPIX_PREQUEST_AGGREGATE_WARP;
@@ -516,13 +525,13 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     }
     if (OMPI_SUCCESS == rc && coll) {
         rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t),
-                                             &req->coll_done_block);
+                                             &creq->coll_done_block);
     } else if (OMPI_SUCCESS == rc && !send && !req->proc_null) {
-        rc = mca_part_ucx_block_device_map(&req->flags_block); /* no-op for GPU buffers */
+        rc = mca_part_ucx_block_device_map(&rreq->flags_block); /* no-op for GPU buffers */
     }
     OPAL_THREAD_UNLOCK(&m->lock);
     d->host.ready = d->ready_block.addr;
-    d->host.arrived = coll ? req->coll_done_block.addr : req->flags_block.addr;
+    d->host.arrived = coll ? creq->coll_done_block.addr : rreq->flags_block.addr;
     d->host.epoch = d->epoch_block.addr;
     d->host.rtr = (const uint64_t *) d->epoch_block.addr + MCA_PART_UCX_DEV_RTR;
     d->host.error = (volatile uint32_t *) ((uint64_t *) d->epoch_block.addr +
@@ -556,7 +565,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->pending = req->parts;
     d->first_unseen = 0;
     if (NULL != req->ops->dev_attach) {
-        req->ops->dev_attach(req, req->coll_done_block.addr);
+        req->ops->dev_attach(req, creq->coll_done_block.addr);
     }
     /* What kernels branch on travels in the handle (mpix_part_device.h). */
     d->handle = (MPIX_Prequest) ((uintptr_t) d->dptr |

@@ -25,7 +25,8 @@ static opal_thread_local unsigned mca_part_ucx_parrived_misses;
 static inline bool mca_part_ucx_flags_arrived(const mca_part_ucx_request_t *req, size_t first,
                                               size_t last)
 {
-    const volatile uint64_t *flags = req->flags_block.addr;
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    const volatile uint64_t *flags = rreq->flags_block.addr;
     size_t i;
 
     for (i = first; i <= last; ++i) {
@@ -47,7 +48,8 @@ static inline bool mca_part_ucx_flags_arrived(const mca_part_ucx_request_t *req,
  * unpack has finished. True once the partition is in the user's buffer. */
 static bool mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
 {
-    uint64_t done = MCA_PART_UCX_UNPACKED(req->epoch), old = req->unpacked[p];
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    uint64_t done = MCA_PART_UCX_UNPACKED(req->epoch), old = rreq->unpacked[p];
     opal_convertor_t conv;
     struct iovec iov;
     uint32_t iov_count = 1;
@@ -60,7 +62,7 @@ static bool mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
         opal_atomic_rmb(); /* the unpacked data after the state */
         return true;
     }
-    if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->unpacked[p],
+    if (!opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &rreq->unpacked[p],
                                                 (int64_t *) &old,
                                                 MCA_PART_UCX_UNPACKING(req->epoch))) {
         return false; /* another thread is at it */
@@ -70,12 +72,12 @@ static bool mca_part_ucx_unpack(mca_part_ucx_request_t *req, size_t p)
                                              &req->datatype->super, req->count,
                                              (char *) req->buf + p * req->count * req->extent,
                                              0, &conv);
-    iov.iov_base = req->pack_buf + p * req->part_bytes;
+    iov.iov_base = rreq->super.pack_buf + p * req->part_bytes;
     iov.iov_len = req->part_bytes;
     opal_convertor_unpack(&conv, &iov, &iov_count, &max);
     OBJ_DESTRUCT(&conv);
     opal_atomic_wmb();
-    req->unpacked[p] = done;
+    rreq->unpacked[p] = done;
     return true;
 }
 
@@ -98,15 +100,16 @@ void mca_part_ucx_poll_progress(void)
  * from inside the progress function. */
 int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t max_part, int *flag)
 {
+    mca_part_ucx_p2p_t *p2p = mca_part_ucx_p2p(req);
     size_t first, last, p;
 
     *flag = 0;
     if (MCA_PART_UCX_SETUP_DONE == req->setup) {
-        mca_part_ucx_overlap(req, min_part, max_part, &first, &last);
+        mca_part_ucx_overlap(p2p, min_part, max_part, &first, &last);
         if (mca_part_ucx_flags_arrived(req, first, last)) {
             opal_atomic_rmb(); /* data is read after the flag */
             *flag = 1;
-            for (p = min_part; NULL != req->pack_buf && p <= max_part; ++p) {
+            for (p = min_part; NULL != p2p->pack_buf && p <= max_part; ++p) {
                 if (!mca_part_ucx_unpack(req, p)) {
                     *flag = 0; /* another thread is unpacking it */
                 }
@@ -121,6 +124,7 @@ int mca_part_ucx_arrived(mca_part_ucx_request_t *req, size_t min_part, size_t ma
 static int mca_part_ucx_recv_parrived(mca_part_ucx_request_t *req, size_t min_part,
                                       size_t max_part, int *flag)
 {
+    mca_part_ucx_p2p_t *p2p = mca_part_ucx_p2p(req);
     int interval, rc;
 
     rc = mca_part_ucx_arrived(req, min_part, max_part, flag);
@@ -136,7 +140,7 @@ static int mca_part_ucx_recv_parrived(mca_part_ucx_request_t *req, size_t min_pa
     if (interval <= 0 || 0 != (mca_part_ucx_parrived_misses++ % (unsigned) interval)) {
         return OMPI_SUCCESS;
     }
-    if (req->am) {
+    if (p2p->am) {
         mca_part_ucx_poll_progress();
     } else {
         opal_progress();
@@ -168,39 +172,40 @@ static void mca_part_ucx_held_drop(mca_part_ucx_held_t *h)
  * progress, which holds its lock). */
 static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
 {
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     ucp_request_param_t param = {0};
     ucs_status_ptr_t op;
 
     /* MPI_Start and progress (a setup that matched late, an owed RTR) may
      * both send: one at a time, each waiting out the one before, whose
      * source it reuses. */
-    opal_atomic_lock(&req->rtr_op_lock);
-    if (req->rtr_value >= req->epoch) {
+    opal_atomic_lock(&rreq->rtr_op_lock);
+    if (rreq->rtr_value >= req->epoch) {
         /* sent already (MPI_Start and a late match both may try): a second
          * put could land after the sender freed its request, in a word the
          * pool has given another one */
-        opal_atomic_unlock(&req->rtr_op_lock);
+        opal_atomic_unlock(&rreq->rtr_op_lock);
         return;
     }
-    mca_part_ucx_op_release(&req->rtr_op);
-    req->rtr_value = req->epoch;
-    if (req->rtr_am) {
-        req->rtr_msg.epoch = req->epoch;
-        op = ucp_am_send_nbx(req->remote->eps[0], MCA_PART_UCX_AM_RTR, &req->rtr_msg,
-                             sizeof(req->rtr_msg), NULL, 0, &param);
+    mca_part_ucx_op_release(&rreq->rtr_op);
+    rreq->rtr_value = req->epoch;
+    if (rreq->rtr_am) {
+        rreq->rtr_msg.epoch = req->epoch;
+        op = ucp_am_send_nbx(rreq->super.remote->eps[0], MCA_PART_UCX_AM_RTR, &rreq->rtr_msg,
+                             sizeof(rreq->rtr_msg), NULL, 0, &param);
     } else {
-        op = ucp_put_nbx(req->remote->eps[0], &req->rtr_value, sizeof(req->rtr_value),
-                         req->remote_rtr, req->rtr_rkey, &param);
+        op = ucp_put_nbx(rreq->super.remote->eps[0], &rreq->rtr_value, sizeof(rreq->rtr_value),
+                         rreq->remote_rtr, rreq->super.rtr_rkey, &param);
     }
     if (UCS_PTR_IS_ERR(op)) {
-        opal_atomic_unlock(&req->rtr_op_lock);
+        opal_atomic_unlock(&rreq->rtr_op_lock);
         MCA_PART_UCX_ERROR("ready-to-receive to rank %d failed: %s", req->peer,
                            ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
         return;
     }
-    req->rtr_op = UCS_PTR_IS_PTR(op) ? op : NULL;
-    opal_atomic_unlock(&req->rtr_op_lock);
+    rreq->rtr_op = UCS_PTR_IS_PTR(op) ? op : NULL;
+    opal_atomic_unlock(&rreq->rtr_op_lock);
     mca_part_ucx_count(MCA_PART_UCX_PVAR_RTR_ALONE, 1);
     if (push) { /* the sender may be spinning on MPI_Pready */
         ucp_worker_progress(mca_part_ucx_module.workers[0]);
@@ -209,9 +214,10 @@ static void mca_part_ucx_send_rtr(mca_part_ucx_request_t *req, bool push)
 
 void mca_part_ucx_recv_rtr_wait(mca_part_ucx_request_t *req)
 {
-    opal_atomic_lock(&req->rtr_op_lock);
-    mca_part_ucx_op_release(&req->rtr_op);
-    opal_atomic_unlock(&req->rtr_op_lock);
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    opal_atomic_lock(&rreq->rtr_op_lock);
+    mca_part_ucx_op_release(&rreq->rtr_op);
+    opal_atomic_unlock(&rreq->rtr_op_lock);
 }
 
 /* One epoch ahead, MPI_Start owes the sender this epoch's ready-to-receive:
@@ -222,31 +228,33 @@ void mca_part_ucx_recv_rtr_wait(mca_part_ucx_request_t *req)
  * ride; an earlier one still owed goes alone. */
 static void mca_part_ucx_recv_rtr_owe(mca_part_ucx_request_t *req)
 {
-    mca_part_ucx_peer_t *peer = req->remote;
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    mca_part_ucx_peer_t *peer = rreq->super.remote;
 
     opal_atomic_lock(&peer->rtr_lock);
-    req->rtr_owed_epoch = req->epoch;
-    peer->rtr_owed_req = req;
+    rreq->rtr_owed_epoch = req->epoch;
+    peer->rtr_owed_req = rreq;
     opal_atomic_unlock(&peer->rtr_lock);
 }
 
 void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_t *rtr)
 {
-    mca_part_ucx_request_t *req;
+    mca_part_ucx_recvreq_t *rreq;
 
     rtr->epoch = 0;
     if (NULL == peer->rtr_owed_req) { /* checked again under the lock */
         return;
     }
     opal_atomic_lock(&peer->rtr_lock);
-    req = peer->rtr_owed_req;
-    if (NULL != req && 0 != req->rtr_owed_epoch) {
-        *rtr = req->rtr_msg;
-        rtr->epoch = req->rtr_owed_epoch;
-        req->rtr_owed_epoch = 0;
+    rreq = peer->rtr_owed_req;
+    if (NULL != rreq && 0 != rreq->rtr_owed_epoch) {
+        *rtr = rreq->rtr_msg;
+        rtr->epoch = rreq->rtr_owed_epoch;
+        rreq->rtr_owed_epoch = 0;
         mca_part_ucx_count(MCA_PART_UCX_PVAR_RTR_RIDING, 1);
         MCA_PART_UCX_VERBOSE(20, "receive from rank %d tag %d: ready-to-receive of epoch %llu "
-                             "rides on a partition message", req->peer, req->tag,
+                             "rides on a partition message", rreq->super.super.peer,
+                             rreq->super.super.tag,
                              (unsigned long long) rtr->epoch);
     }
     peer->rtr_owed_req = NULL;
@@ -255,16 +263,17 @@ void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_
 
 void mca_part_ucx_recv_rtr_flush(mca_part_ucx_request_t *req)
 {
-    mca_part_ucx_peer_t *peer = req->remote;
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    mca_part_ucx_peer_t *peer = rreq->super.remote;
     uint64_t owed;
 
-    if (0 == req->rtr_owed_epoch || MCA_PART_UCX_SETUP_DONE != req->setup) {
+    if (0 == rreq->rtr_owed_epoch || MCA_PART_UCX_SETUP_DONE != req->setup) {
         return;
     }
     opal_atomic_lock(&peer->rtr_lock);
-    owed = req->rtr_owed_epoch;
-    req->rtr_owed_epoch = 0;
-    if (peer->rtr_owed_req == req) {
+    owed = rreq->rtr_owed_epoch;
+    rreq->rtr_owed_epoch = 0;
+    if (peer->rtr_owed_req == rreq) {
         peer->rtr_owed_req = NULL;
     }
     opal_atomic_unlock(&peer->rtr_lock);
@@ -279,11 +288,15 @@ typedef struct {
     uint64_t epoch;
 } mca_part_ucx_rndv_t;
 
+_Static_assert(sizeof(mca_part_ucx_rndv_t) <= MCA_PART_UCX_OP_CTX_WORDS * sizeof(uint64_t),
+               "a rendezvous context fits mca_part_ucx_op_ctx_get");
+
 /* Partitions part .. part + count - 1 are in place. */
 static void mca_part_ucx_recv_arrived(mca_part_ucx_request_t *req, uint64_t part, uint64_t count,
                                       uint64_t epoch)
 {
-    volatile uint64_t *flags = req->flags_block.addr;
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    volatile uint64_t *flags = rreq->flags_block.addr;
 
     opal_atomic_wmb();
     for (; count > 0; --count, ++part) {
@@ -302,7 +315,7 @@ static void mca_part_ucx_rndv_done(void *op, ucs_status_t status, size_t length,
         mca_part_ucx_request_fail(r->req, MPI_ERR_INTERN);
     }
     mca_part_ucx_request_put(r->req);
-    free(r);
+    mca_part_ucx_op_ctx_put(r);
     ucp_request_free(op);
 }
 
@@ -314,21 +327,22 @@ static bool mca_part_ucx_recv_hdr_ok(const mca_part_ucx_request_t *req,
                                      const mca_part_ucx_data_hdr_t *hdr, size_t length,
                                      uint64_t epoch)
 {
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     size_t left;
 
-    if (NULL == req || MCA_PART_UCX_RECV != req->kind || !req->am ||
+    if (NULL == req || MCA_PART_UCX_RECV != req->kind || !rreq->super.am ||
         MCA_PART_UCX_SETUP_DONE != req->setup || hdr->epoch != epoch ||
-        hdr->part >= req->remote_parts) {
+        hdr->part >= rreq->super.remote_parts) {
         return false;
     }
-    left = req->remote_parts - hdr->part; /* partitions from hdr->part on */
+    left = rreq->super.remote_parts - hdr->part; /* partitions from hdr->part on */
     if (hdr->copied) {
-        return req->exposed && 0 == length && (hdr->copied & 1) &&
+        return rreq->exposed && 0 == length && (hdr->copied & 1) &&
                (size_t) (63 - __builtin_clzll(hdr->copied)) < left;
     }
     return 0 < hdr->count && hdr->count <= left &&
-           (1 == hdr->count || req->stride == req->part_bytes) &&
-           length == hdr->count * (req->total_bytes / req->remote_parts);
+           (1 == hdr->count || rreq->super.stride == req->part_bytes) &&
+           length == hdr->count * (req->total_bytes / rreq->super.remote_parts);
 }
 
 /* A checked partition message of the receive's current epoch: in place. */
@@ -336,6 +350,7 @@ static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_
                                       const mca_part_ucx_data_hdr_t *hdr, void *data,
                                       size_t length, bool rndv)
 {
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     volatile uint64_t *flags;
     ucp_request_param_t param;
     mca_part_ucx_rndv_t *r;
@@ -343,8 +358,8 @@ static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_
     size_t spart;
     char *dst;
 
-    flags = req->flags_block.addr;
-    spart = req->total_bytes / req->remote_parts;
+    flags = rreq->flags_block.addr;
+    spart = req->total_bytes / rreq->super.remote_parts;
     if (hdr->copied) {
         /* The sender's kernels stored these partitions over NVLink and
          * fenced them before the host sent this. */
@@ -358,10 +373,11 @@ static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_
         return;
     }
     /* strided: partitions one to one (mca_part_ucx_recv_packed otherwise) */
-    dst = req->data + hdr->part * (req->stride != req->part_bytes ? req->stride : spart);
+    dst = rreq->super.data +
+          hdr->part * (rreq->super.stride != req->part_bytes ? rreq->super.stride : spart);
     if (!rndv) {
         if (OPAL_SUCCESS != mca_part_ucx_copy_in(dst, data, length,
-                                                 mca_part_ucx_data_on_device(req))) {
+                                                 mca_part_ucx_data_on_device(&rreq->super))) {
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
             return;
         }
@@ -369,7 +385,7 @@ static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_
         return;
     }
 
-    r = malloc(sizeof(*r));
+    r = mca_part_ucx_op_ctx_get();
     if (NULL == r) {
         ucp_am_data_release(worker, data);
         mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
@@ -383,7 +399,7 @@ static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.recv_am = mca_part_ucx_rndv_done;
     param.user_data = r;
-    param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
+    param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(&rreq->super));
     /* the request is held until the data is in (a failed one may be
      * completed and freed before) */
     opal_atomic_add_fetch_32(&req->handlers, 1);
@@ -397,7 +413,7 @@ static void mca_part_ucx_recv_deliver(ucp_worker_h worker, mca_part_ucx_request_
     } else {
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
-    free(r);
+    mca_part_ucx_op_ctx_put(r);
 }
 
 /* Keep a partition message of the epoch after the receiver's current one
@@ -407,6 +423,7 @@ static ucs_status_t mca_part_ucx_recv_hold(ucp_worker_h worker, mca_part_ucx_req
                                            const mca_part_ucx_data_hdr_t *hdr, void *data,
                                            size_t length, bool rndv)
 {
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     mca_part_ucx_held_t *h = malloc(sizeof(*h) + (rndv ? 0 : length));
 
     if (NULL == h) {
@@ -423,8 +440,8 @@ static ucs_status_t mca_part_ucx_recv_hold(ucp_worker_h worker, mca_part_ucx_req
     if (!rndv) {
         memcpy(h->data, data, length);
     }
-    h->next = req->early_msgs;
-    req->early_msgs = h;
+    h->next = rreq->early_msgs;
+    rreq->early_msgs = h;
     return rndv ? UCS_INPROGRESS : UCS_OK;
 }
 
@@ -438,13 +455,14 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
 {
     /* held until done with: another thread may be freeing the request */
     mca_part_ucx_request_t *req = mca_part_ucx_request_get(hdr->rreq_id, hdr->rreq_cookie);
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     ucs_status_t status = UCS_OK;
     bool now, early = false;
 
-    if (NULL != req && req->ahead) {
+    if (NULL != req && MCA_PART_UCX_RECV == req->kind && rreq->super.ahead) {
         /* under the lock, against MPI_Start moving the epoch and taking
          * what is held */
-        opal_atomic_lock(&req->early_msgs_lock);
+        opal_atomic_lock(&rreq->early_msgs_lock);
         now = mca_part_ucx_recv_hdr_ok(req, hdr, length, req->epoch);
         early = !now && mca_part_ucx_recv_hdr_ok(req, hdr, length, req->epoch + 1);
         if (early) {
@@ -454,7 +472,7 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
             status = mca_part_ucx_recv_hold(worker, req, hdr, data, length, rndv);
             mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_HELD, (int64_t) hdr->count);
         }
-        opal_atomic_unlock(&req->early_msgs_lock);
+        opal_atomic_unlock(&rreq->early_msgs_lock);
     } else {
         now = mca_part_ucx_recv_hdr_ok(req, hdr, length, NULL != req ? req->epoch : 0);
     }
@@ -476,12 +494,13 @@ ucs_status_t mca_part_ucx_recv_data(ucp_worker_h worker, const mca_part_ucx_data
  * place now; anything else held is stale and dropped. */
 static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
 {
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     mca_part_ucx_held_t *h, *next;
 
-    opal_atomic_lock(&req->early_msgs_lock);
-    h = req->early_msgs;
-    req->early_msgs = NULL;
-    opal_atomic_unlock(&req->early_msgs_lock);
+    opal_atomic_lock(&rreq->early_msgs_lock);
+    h = rreq->early_msgs;
+    rreq->early_msgs = NULL;
+    opal_atomic_unlock(&rreq->early_msgs_lock);
     for (; NULL != h; h = next) {
         next = h->next;
         if (mca_part_ucx_recv_hdr_ok(req, &h->hdr, h->length, req->epoch)) {
@@ -496,7 +515,8 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
 
 static int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 {
-    req->arrived_prefix = 0;
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    rreq->arrived_prefix = 0;
     /* against mca_part_ucx_recv_matched on another thread: it stores the
      * setup then reads the state, this the other way round, so that at
      * least one of the two sends the ready-to-receive */
@@ -504,10 +524,10 @@ static int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
     if (MCA_PART_UCX_SETUP_DONE != req->setup) {
         return OMPI_SUCCESS; /* the match sends the RTR */
     }
-    if (req->ahead) {
+    if (rreq->super.ahead) {
         mca_part_ucx_recv_take_held(req);
     }
-    if (req->ahead && !req->exposed) {
+    if (rreq->super.ahead && !rreq->exposed) {
         /* The sender needs this epoch's RTR only for the next one: it rides
          * on what this process sends the sender next, or goes from progress. */
         mca_part_ucx_recv_rtr_owe(req);
@@ -519,7 +539,8 @@ static int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 
 static bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
 {
-    const volatile uint64_t *flags = req->flags_block.addr;
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    const volatile uint64_t *flags = rreq->flags_block.addr;
     size_t p;
 
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
@@ -529,17 +550,18 @@ static bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
         return false;
     }
     mca_part_ucx_recv_rtr_flush(req);
-    while (req->arrived_prefix < req->remote_parts && flags[req->arrived_prefix] >= req->epoch) {
-        ++req->arrived_prefix;
+    while (rreq->arrived_prefix < rreq->super.remote_parts &&
+           flags[rreq->arrived_prefix] >= req->epoch) {
+        ++rreq->arrived_prefix;
     }
-    if (req->arrived_prefix < req->remote_parts) {
+    if (rreq->arrived_prefix < rreq->super.remote_parts) {
         return false;
     }
     if (NULL != req->dev) {
         (void) mca_part_ucx_dev_failed(req); /* kernels' misuse: completes with MPI_ERR_ARG */
     }
     opal_atomic_rmb();
-    for (p = 0; NULL != req->pack_buf && p < req->parts; ++p) {
+    for (p = 0; NULL != rreq->super.pack_buf && p < req->parts; ++p) {
         if (!mca_part_ucx_unpack(req, p)) {
             return false; /* another thread is unpacking it: not complete yet */
         }
@@ -550,6 +572,7 @@ static bool mca_part_ucx_recv_progress(mca_part_ucx_request_t *req)
 static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
                                     const mca_part_ucx_setup_msg_t *msg, int error)
 {
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     const void *flags_rkey = NULL;
     void *buf_rkey = NULL;
@@ -557,12 +580,12 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     mca_part_ucx_ack_msg_t *ack;
     int rc;
 
-    if (MPI_SUCCESS == error && NULL != req->buf_memh &&
-        UCS_OK != ucp_rkey_pack(m->context, req->buf_memh, &buf_rkey, &buf_rkey_len)) {
+    if (MPI_SUCCESS == error && NULL != rreq->buf_memh &&
+        UCS_OK != ucp_rkey_pack(m->context, rreq->buf_memh, &buf_rkey, &buf_rkey_len)) {
         error = MPI_ERR_INTERN;
     }
     if (MPI_SUCCESS == error) {
-        flags_rkey = mca_part_ucx_block_rkey(&req->flags_block, &flags_rkey_len);
+        flags_rkey = mca_part_ucx_block_rkey(&rreq->flags_block, &flags_rkey_len);
     }
     ack = calloc(1, sizeof(*ack) + buf_rkey_len + flags_rkey_len);
     if (NULL == ack) {
@@ -575,14 +598,14 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     ack->sreq_cookie = msg->sreq_cookie;
     ack->rreq_id = req->id;
     ack->rreq_cookie = req->cookie;
-    ack->am = (req->am ? 1u : 0u) | (req->ahead ? MCA_PART_UCX_ACK_AHEAD : 0u);
+    ack->am = (rreq->super.am ? 1u : 0u) | (rreq->super.ahead ? MCA_PART_UCX_ACK_AHEAD : 0u);
     ack->error = error;
     ack->parts = req->parts;
     ack->total_bytes = req->total_bytes;
-    ack->buf_addr = (uint64_t) (uintptr_t) req->data;
-    ack->buf_stride = (req->stride != req->part_bytes) ? req->stride : 0;
-    ack->flags_addr = (uint64_t) (uintptr_t) req->flags_block.addr;
-    mca_part_ucx_block_chunk(&req->flags_block, &ack->flags_chunk_addr, &ack->flags_chunk_size);
+    ack->buf_addr = (uint64_t) (uintptr_t) rreq->super.data;
+    ack->buf_stride = (rreq->super.stride != req->part_bytes) ? rreq->super.stride : 0;
+    ack->flags_addr = (uint64_t) (uintptr_t) rreq->flags_block.addr;
+    mca_part_ucx_block_chunk(&rreq->flags_block, &ack->flags_chunk_addr, &ack->flags_chunk_size);
     ack->buf_rkey_len = (uint32_t) buf_rkey_len;
     ack->flags_rkey_len = (uint32_t) flags_rkey_len;
     if (NULL != buf_rkey) {
@@ -592,9 +615,9 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     if (NULL != flags_rkey) {
         memcpy(ack->rkeys + buf_rkey_len, flags_rkey, flags_rkey_len);
     }
-    req->ctrl_msg = ack;
-    rc = mca_part_ucx_ctrl_send(req->remote, MCA_PART_UCX_AM_ACK, ack,
-                                sizeof(*ack) + buf_rkey_len + flags_rkey_len, &req->ctrl_op);
+    rreq->super.ctrl_msg = ack;
+    rc = mca_part_ucx_ctrl_send(rreq->super.remote, MCA_PART_UCX_AM_ACK, ack,
+                                sizeof(*ack) + buf_rkey_len + flags_rkey_len, &rreq->super.ctrl_op);
     return rc;
 }
 
@@ -612,13 +635,14 @@ static bool mca_part_ucx_sender_local(const mca_part_ucx_setup_msg_t *msg)
  * non-contiguous type. Called before setup completes. */
 static int mca_part_ucx_recv_packed(mca_part_ucx_request_t *req)
 {
-    req->pack_buf = malloc(req->total_bytes);
-    req->unpacked = calloc(req->parts, sizeof(uint64_t));
-    if (NULL == req->pack_buf || NULL == req->unpacked) {
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    rreq->super.pack_buf = malloc(req->total_bytes);
+    rreq->unpacked = calloc(req->parts, sizeof(uint64_t));
+    if (NULL == rreq->super.pack_buf || NULL == rreq->unpacked) {
         return OMPI_ERR_OUT_OF_RESOURCE; /* freed with the request */
     }
-    req->data = req->pack_buf;
-    req->stride = req->part_bytes;
+    rreq->super.data = rreq->super.pack_buf;
+    rreq->super.stride = req->part_bytes;
     MCA_PART_UCX_VERBOSE(10, "receive from rank %d tag %d: %zu strided partitions against another "
                          "sender partition count: packed", req->peer, req->tag, req->parts);
     return OMPI_SUCCESS;
@@ -677,7 +701,8 @@ static bool mca_part_ucx_rtr_by_am(const mca_part_ucx_request_t *req,
 static bool mca_part_ucx_recv_exposable(const mca_part_ucx_request_t *req,
                                         const mca_part_ucx_setup_msg_t *msg)
 {
-    return req->am && req->device && msg->src_device && req->contiguous &&
+    mca_part_ucx_p2p_t *p2p = mca_part_ucx_p2p(req);
+    return p2p->am && req->device && msg->src_device && p2p->contiguous &&
            req->total_bytes > 0 && mca_part_ucx_sender_local(msg);
 }
 
@@ -687,13 +712,14 @@ static bool mca_part_ucx_recv_exposable(const mca_part_ucx_request_t *req,
  * flags of the mapped pool instead. */
 static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t parts)
 {
-    int rc = mca_part_ucx_block_alloc(parts * sizeof(uint64_t), &req->flags_block);
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    int rc = mca_part_ucx_block_alloc(parts * sizeof(uint64_t), &rreq->flags_block);
 
     if (OMPI_SUCCESS == rc &&
-        OMPI_SUCCESS != (rc = mca_part_ucx_block_device_map(&req->flags_block))) {
+        OMPI_SUCCESS != (rc = mca_part_ucx_block_device_map(&rreq->flags_block))) {
         MCA_PART_UCX_VERBOSE(5, "receive from rank %d tag %d: shared flags cannot be mapped "
                              "for the GPU", req->peer, req->tag);
-        mca_part_ucx_block_free(&req->flags_block);
+        mca_part_ucx_block_free(&rreq->flags_block);
     }
     return rc;
 }
@@ -702,7 +728,8 @@ static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t pa
  * if MPI_Start came first. A size mismatch fails both sides. */
 void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_setup_msg_t *msg)
 {
-    mca_part_ucx_request_t *req = MCA_PART_UCX_CONTAINER(post, mca_part_ucx_request_t, post);
+    mca_part_ucx_recvreq_t *rreq = MCA_PART_UCX_CONTAINER(post, mca_part_ucx_recvreq_t, post);
+    mca_part_ucx_request_t *req = &rreq->super.super;
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ucp_mem_map_params_t params = {0};
     int error = MPI_SUCCESS;
@@ -716,8 +743,8 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
     }
     MCA_PART_UCX_VERBOSE(10, "receive from rank %d tag %d matched: %" PRIu64 " sender partitions",
                          req->peer, req->tag, msg->parts);
-    req->remote = mca_part_ucx_peer_get_by_name(&msg->sender);
-    if (NULL == req->remote) {
+    rreq->super.remote = mca_part_ucx_peer_get_by_name(&msg->sender);
+    if (NULL == rreq->super.remote) {
         mca_part_ucx_request_fail(req, MPI_ERR_OTHER);
         return;
     }
@@ -726,28 +753,28 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
         msg->parts > INT_MAX) {
         error = MPI_ERR_TRUNCATE;
     }
-    if (MPI_SUCCESS == error && req->stride != req->part_bytes && msg->parts != req->parts &&
+    if (MPI_SUCCESS == error && rreq->super.stride != req->part_bytes && msg->parts != req->parts &&
         OMPI_SUCCESS != mca_part_ucx_recv_packed(req)) {
         error = MPI_ERR_NO_MEM;
     }
     if (MPI_SUCCESS == error) {
-        req->remote_parts = msg->parts;
-        req->remote_rtr = msg->rtr_addr;
-        req->am = mca_part_ucx_use_am(req, msg);
-        req->rtr_am = mca_part_ucx_rtr_by_am(req, msg);
+        rreq->super.remote_parts = msg->parts;
+        rreq->remote_rtr = msg->rtr_addr;
+        rreq->super.am = mca_part_ucx_use_am(req, msg);
+        rreq->rtr_am = mca_part_ucx_rtr_by_am(req, msg);
         /* small epochs only (part_ucx_epoch_ahead_bytes); a sender's
          * kernels that copy into an exposed GPU buffer wait for the
          * ready-to-receive of the epoch itself (mca_part_ucx_recv_start) */
-        req->ahead = req->am && req->rtr_am &&
+        rreq->super.ahead = rreq->super.am && rreq->rtr_am &&
                      req->total_bytes <= (size_t) mca_part_ucx_module.params.epoch_ahead_bytes &&
                      mca_part_ucx_module.params.epoch_ahead_bytes > 0;
-        req->rtr_msg.sreq_id = msg->sreq_id;
-        req->rtr_msg.sreq_cookie = msg->sreq_cookie;
+        rreq->rtr_msg.sreq_id = msg->sreq_id;
+        rreq->rtr_msg.sreq_cookie = msg->sreq_cookie;
         MCA_PART_UCX_VERBOSE(10,
                              "receive from rank %d tag %d: data by %s, ready-to-receive by %s%s",
-                             req->peer, req->tag, req->am ? "active message" : "put",
-                             req->rtr_am ? "active message" : "put",
-                             req->ahead ? ", senders one epoch ahead" : "");
+                             req->peer, req->tag, rreq->super.am ? "active message" : "put",
+                             rreq->rtr_am ? "active message" : "put",
+                             rreq->super.ahead ? ", senders one epoch ahead" : "");
         /* GPU buffers: the am transfer sets flags locally; keep them where
          * kernels (MPIX_Parrived) can read them too: pinned and mapped, and
          * where the sender's kernels may store partitions here (exposed),
@@ -756,19 +783,20 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
         rc = exposable ? mca_part_ucx_recv_shared_flags(req, msg->parts) : OMPI_ERROR;
         if (OMPI_SUCCESS != rc) {
             size_t flags_bytes = (msg->parts > 0 ? msg->parts : 1) * sizeof(uint64_t);
-            rc = (req->am && req->device)
-                     ? mca_part_ucx_block_alloc_mapped(flags_bytes, &req->flags_block)
-                     : mca_part_ucx_block_alloc(flags_bytes, &req->flags_block);
+            rc = (rreq->super.am && req->device)
+                     ? mca_part_ucx_block_alloc_mapped(flags_bytes, &rreq->flags_block)
+                     : mca_part_ucx_block_alloc(flags_bytes, &rreq->flags_block);
         }
         if (OMPI_SUCCESS != rc) {
             error = MPI_ERR_NO_MEM;
         }
     }
-    if (MPI_SUCCESS == error && req->total_bytes > 0 && !req->am) {
+    if (MPI_SUCCESS == error && req->total_bytes > 0 && !rreq->super.am) {
         params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
-        params.address = req->data;
-        params.length = (req->parts - 1) * req->stride + req->part_bytes; /* strided: the span */
-        status = ucp_mem_map(m->context, &params, &req->buf_memh);
+        params.address = rreq->super.data;
+        /* strided: the span */
+        params.length = (req->parts - 1) * rreq->super.stride + req->part_bytes;
+        status = ucp_mem_map(m->context, &params, &rreq->buf_memh);
         if (UCS_OK != status) {
             MCA_PART_UCX_ERROR("registering the receive buffer failed: %s",
                                ucs_status_string(status));
@@ -779,17 +807,17 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
          * the sender's kernels may store partitions straight into it. */
         params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
                             UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
-        params.address = req->data;
+        params.address = rreq->super.data;
         params.length = req->total_bytes;
         params.memory_type = UCS_MEMORY_TYPE_CUDA;
-        req->exposed = (UCS_OK == ucp_mem_map(m->context, &params, &req->buf_memh));
-        if (!req->exposed) {
-            req->buf_memh = NULL;
+        rreq->exposed = (UCS_OK == ucp_mem_map(m->context, &params, &rreq->buf_memh));
+        if (!rreq->exposed) {
+            rreq->buf_memh = NULL;
         }
     }
     if (MPI_SUCCESS == error &&
-        OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, 0, msg->rtr_rkey, msg->rtr_rkey_len,
-                                               &req->rtr_rkey)) {
+        OMPI_SUCCESS != mca_part_ucx_peer_rkey(rreq->super.remote, 0, msg->rtr_rkey,
+                                               msg->rtr_rkey_len, &rreq->super.rtr_rkey)) {
         error = MPI_ERR_INTERN;
     }
 
@@ -827,9 +855,16 @@ static int mca_part_ucx_recv_prepare(mca_part_ucx_request_t *req)
 
 static void mca_part_ucx_recv_release(mca_part_ucx_request_t *req);
 
+/* A receive never matched leaves a tombstone in its place. */
+static void mca_part_ucx_recv_withdraw(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_match_withdraw(&mca_part_ucx_recvreq(req)->post);
+}
+
 static const mca_part_ucx_request_ops_t mca_part_ucx_recv_ops = {
     .start = mca_part_ucx_recv_start,
     .progress = mca_part_ucx_recv_progress,
+    .withdraw = mca_part_ucx_recv_withdraw,
     .release = mca_part_ucx_recv_release,
     .parrived = mca_part_ucx_recv_parrived,
     .prepare = mca_part_ucx_recv_prepare,
@@ -840,6 +875,7 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
                             ompi_request_t **request)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_recvreq_t *rreq;
     mca_part_ucx_request_t *req;
     int rc;
 
@@ -848,16 +884,17 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
         return rc;
     }
 
-    req = OBJ_NEW(mca_part_ucx_request_t);
-    if (NULL == req) {
+    rreq = OBJ_NEW(mca_part_ucx_recvreq_t);
+    if (NULL == rreq) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    req = &rreq->super.super;
     rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_RECV, &mca_part_ucx_recv_ops, buf, parts,
                                     count, datatype, src, tag, comm);
     req->source = src;
-    if (OMPI_SUCCESS == rc && NULL != req->pack_buf) {
-        req->unpacked = calloc(parts, sizeof(uint64_t));
-        rc = (NULL == req->unpacked) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    if (OMPI_SUCCESS == rc && NULL != rreq->super.pack_buf) {
+        rreq->unpacked = calloc(parts, sizeof(uint64_t));
+        rc = (NULL == rreq->unpacked) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     }
     if (OMPI_SUCCESS != rc) {
         ompi_request_t *r = &req->super;
@@ -880,7 +917,7 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
             /* only what a freed communicator leaves behind stays longer */
             MCA_PART_UCX_VERBOSE(5, "communicator %s not tracked for its free", comm->c_name);
         }
-        rc = mca_part_ucx_match_posted(&req->post, comm, src, tag);
+        rc = mca_part_ucx_match_posted(&rreq->post, comm, src, tag);
         OPAL_THREAD_UNLOCK(&m->lock);
         if (OMPI_SUCCESS != rc) {
             ompi_request_t *r = &req->super;
@@ -894,27 +931,29 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
 
 static void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
 {
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     mca_part_ucx_held_t *h;
 
     mca_part_ucx_recv_rtr_wait(req);
-    req->rtr_rkey = NULL; /* the peer's (mca_part_ucx_peer_rkey) */
-    if (NULL != req->remote) {
-        opal_atomic_lock(&req->remote->rtr_lock);
-        if (req->remote->rtr_owed_req == req) {
-            req->remote->rtr_owed_req = NULL;
+    rreq->super.rtr_rkey = NULL; /* the peer's (mca_part_ucx_peer_rkey) */
+    if (NULL != rreq->super.remote) {
+        opal_atomic_lock(&rreq->super.remote->rtr_lock);
+        if (rreq->super.remote->rtr_owed_req == rreq) {
+            rreq->super.remote->rtr_owed_req = NULL;
         }
-        opal_atomic_unlock(&req->remote->rtr_lock);
+        opal_atomic_unlock(&rreq->super.remote->rtr_lock);
     }
-    while (NULL != (h = req->early_msgs)) { /* a next epoch this receive never started */
-        req->early_msgs = h->next;
+    while (NULL != (h = rreq->early_msgs)) { /* a next epoch this receive never started */
+        rreq->early_msgs = h->next;
         mca_part_ucx_held_drop(h);
     }
-    if (NULL != req->buf_memh) {
-        ucp_mem_unmap(m->context, req->buf_memh);
+    if (NULL != rreq->buf_memh) {
+        ucp_mem_unmap(m->context, rreq->buf_memh);
     }
     OPAL_THREAD_LOCK(&m->lock);
-    mca_part_ucx_block_free(&req->flags_block);
+    mca_part_ucx_block_free(&rreq->flags_block);
     OPAL_THREAD_UNLOCK(&m->lock);
-    free((void *) req->unpacked);
+    free((void *) rreq->unpacked);
+    mca_part_ucx_p2p_release(&rreq->super);
 }

@@ -28,11 +28,38 @@ static void mca_part_ucx_request_construct(mca_part_ucx_request_t *req)
     req->super.req_free = mca_part_ucx_request_free;
     req->super.req_cancel = mca_part_ucx_request_cancel;
     req->id = -1;
-    opal_atomic_lock_init(&req->early_msgs_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
-    opal_atomic_lock_init(&req->rtr_op_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
 }
 
 OBJ_CLASS_INSTANCE(mca_part_ucx_request_t, ompi_request_t, mca_part_ucx_request_construct, NULL);
+
+/* Each kind's fields start zeroed, after its parent's constructor ran. */
+#define MCA_PART_UCX_ZERO_BELOW(_obj, _parent) \
+    memset((char *) (_obj) + sizeof(_parent), 0, sizeof(*(_obj)) - sizeof(_parent))
+
+static void mca_part_ucx_sendreq_construct(mca_part_ucx_sendreq_t *sreq)
+{
+    MCA_PART_UCX_ZERO_BELOW(sreq, mca_part_ucx_request_t);
+    opal_atomic_lock_init(&sreq->hcopy_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+}
+
+static void mca_part_ucx_recvreq_construct(mca_part_ucx_recvreq_t *rreq)
+{
+    MCA_PART_UCX_ZERO_BELOW(rreq, mca_part_ucx_request_t);
+    opal_atomic_lock_init(&rreq->early_msgs_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+    opal_atomic_lock_init(&rreq->rtr_op_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+}
+
+static void mca_part_ucx_collreq_construct(mca_part_ucx_collreq_t *creq)
+{
+    MCA_PART_UCX_ZERO_BELOW(creq, mca_part_ucx_request_t);
+}
+
+OBJ_CLASS_INSTANCE(mca_part_ucx_sendreq_t, mca_part_ucx_request_t,
+                   mca_part_ucx_sendreq_construct, NULL);
+OBJ_CLASS_INSTANCE(mca_part_ucx_recvreq_t, mca_part_ucx_request_t,
+                   mca_part_ucx_recvreq_construct, NULL);
+OBJ_CLASS_INSTANCE(mca_part_ucx_collreq_t, mca_part_ucx_request_t,
+                   mca_part_ucx_collreq_construct, NULL);
 
 /* 64 bits: a request id reused within a process's life never comes back
  * with a cookie an old message could carry. */
@@ -169,6 +196,7 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
                                size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
                                int tag, ompi_communicator_t *comm)
 {
+    mca_part_ucx_p2p_t *p2p = mca_part_ucx_p2p(req);
     ptrdiff_t true_lb, true_extent;
     int nw = mca_part_ucx_module.num_workers;
 
@@ -176,30 +204,30 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
     req->tag = tag;
     req->buf = (void *) buf;
     ompi_datatype_get_true_extent(datatype, &true_lb, &true_extent);
-    req->contiguous = mca_part_ucx_contiguous(datatype, count * parts);
-    req->data = (char *) buf + true_lb;
-    req->device = mca_part_ucx_is_device(req->data, req->total_bytes);
+    p2p->contiguous = mca_part_ucx_contiguous(datatype, count * parts);
+    p2p->data = (char *) buf + true_lb;
+    req->device = mca_part_ucx_is_device(p2p->data, req->total_bytes);
     req->setup = MCA_PART_UCX_SETUP_PENDING;
 
-    req->stride = req->part_bytes;
-    if (!req->contiguous && parts > 1 && req->extent > 0 &&
+    p2p->stride = req->part_bytes;
+    if (!p2p->contiguous && parts > 1 && req->extent > 0 &&
         mca_part_ucx_contiguous(datatype, count)) {
         /* Each partition contiguous, partitions apart (a resized type):
          * moved in place, partition by partition. */
-        req->stride = count * (size_t) req->extent;
+        p2p->stride = count * (size_t) req->extent;
         MCA_PART_UCX_VERBOSE(10, "partitions of %zu bytes, %zu apart: moved in place",
-                             req->part_bytes, req->stride);
-    } else if (!req->contiguous && req->total_bytes > 0) {
-        req->pack_buf = malloc(req->total_bytes);
-        if (NULL == req->pack_buf) {
+                             req->part_bytes, p2p->stride);
+    } else if (!p2p->contiguous && req->total_bytes > 0) {
+        p2p->pack_buf = malloc(req->total_bytes);
+        if (NULL == p2p->pack_buf) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        req->data = req->pack_buf;
+        p2p->data = p2p->pack_buf;
     }
 
-    req->buf_rkeys = calloc(nw, sizeof(ucp_rkey_h));
-    req->flags_rkeys = calloc(nw, sizeof(ucp_rkey_h));
-    if (NULL == req->buf_rkeys || NULL == req->flags_rkeys) {
+    p2p->buf_rkeys = calloc(nw, sizeof(ucp_rkey_h));
+    p2p->flags_rkeys = calloc(nw, sizeof(ucp_rkey_h));
+    if (NULL == p2p->buf_rkeys || NULL == p2p->flags_rkeys) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
 
@@ -215,7 +243,9 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
         req->dev_ops->release(req); /* a device request not freed by the user */
     }
     OPAL_THREAD_LOCK(&m->lock);
-    mca_part_ucx_match_withdraw(&req->post); /* a receive never matched */
+    if (NULL != req->ops && NULL != req->ops->withdraw) {
+        req->ops->withdraw(req); /* e.g. a receive never matched */
+    }
     if (req->id >= 0) {
         opal_atomic_lock(&m->requests_lock);
         opal_pointer_array_set_item(&m->requests, req->id, NULL);
@@ -235,19 +265,25 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
     if (NULL != req->ops) { /* NULL: its init failed before it had a kind */
         req->ops->release(req);
     }
-    mca_part_ucx_op_release(&req->ctrl_op);
-    free(req->ctrl_msg);
-    for (i = 0; NULL != req->buf_rkeys && i < m->num_workers; ++i) {
-        if (NULL != req->buf_rkeys[i]) {
-            ucp_rkey_destroy(req->buf_rkeys[i]);
+    OMPI_DATATYPE_RELEASE(req->datatype);
+    OBJ_RELEASE(req->comm);
+}
+
+void mca_part_ucx_p2p_release(mca_part_ucx_p2p_t *p2p)
+{
+    int i;
+
+    mca_part_ucx_op_release(&p2p->ctrl_op);
+    free(p2p->ctrl_msg);
+    for (i = 0; NULL != p2p->buf_rkeys && i < mca_part_ucx_module.num_workers; ++i) {
+        if (NULL != p2p->buf_rkeys[i]) {
+            ucp_rkey_destroy(p2p->buf_rkeys[i]);
         }
         /* flags_rkeys[i] belong to the peer (mca_part_ucx_peer_rkey) */
     }
-    free(req->buf_rkeys);
-    free(req->flags_rkeys);
-    free(req->pack_buf);
-    OMPI_DATATYPE_RELEASE(req->datatype);
-    OBJ_RELEASE(req->comm);
+    free(p2p->buf_rkeys);
+    free(p2p->flags_rkeys);
+    free(p2p->pack_buf);
 }
 
 /* MPI 4.1: freeing or cancelling an active partitioned request is
@@ -374,20 +410,11 @@ int mca_part_ucx_request_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info
 {
     int threads = 1, rc;
 
-    req->device_copy = mca_part_ucx_module.params.device_copy;
     req->pready_aggregate = mca_part_ucx_module.params.pready_aggregate;
-    req->device_group_bytes = mca_part_ucx_module.params.device_group_bytes;
-    rc = mca_part_ucx_info_enum(info, "mpix_device_copy", MCA_PART_UCX_ENUM_DEVICE_COPY,
-                                &req->device_copy);
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_info_enum(info, "mpix_pready_aggregate",
-                                    MCA_PART_UCX_ENUM_PREADY_AGGREGATE, &req->pready_aggregate);
-    }
+    rc = mca_part_ucx_info_enum(info, "mpix_pready_aggregate", MCA_PART_UCX_ENUM_PREADY_AGGREGATE,
+                                &req->pready_aggregate);
     if (MPI_SUCCESS == rc) {
         rc = mca_part_ucx_info_int(info, "mpix_pready_threads", 1, &threads);
-    }
-    if (MPI_SUCCESS == rc) {
-        rc = mca_part_ucx_info_int(info, "mpix_device_group_bytes", 0, &req->device_group_bytes);
     }
     req->pready_threads = (uint32_t) threads;
     return rc;

@@ -45,6 +45,9 @@ typedef struct mca_part_ucx_request_ops_t {
     int (*start)(mca_part_ucx_request_t *req);
     /* An active epoch: true once it is complete on this side. */
     bool (*progress)(mca_part_ucx_request_t *req);
+    /* Under the module lock, as the request leaves the module's table:
+     * nothing new may find it (NULL: nothing to do). */
+    void (*withdraw)(mca_part_ucx_request_t *req);
     /* What the kind owns; no callback reaches the request any more. */
     void (*release)(mca_part_ucx_request_t *req);
     /* MPI_Pready of partitions first..last (checked), NULL: not a sender. */
@@ -85,12 +88,14 @@ typedef struct mca_part_ucx_dev_ops_t {
     void (*rtr)(mca_part_ucx_request_t *req);
 } mca_part_ucx_dev_ops_t;
 
+/* The common base of every kind (super first, as ompi_request_t's users
+ * do): what generic code (start, free, progress, the framework's entry
+ * points, device requests) reads. */
 struct mca_part_ucx_request_t {
     ompi_request_t super;
     const mca_part_ucx_request_ops_t *ops;
     mca_part_ucx_kind_t kind;       /* to check ids in messages, never to dispatch */
     mca_part_ucx_link_t link;       /* the module's active list */
-    mca_part_ucx_post_t post;       /* receive: in its bucket until matched */
     int32_t id;                     /* index in the module's request table */
     uint64_t cookie;                /* tells a reused id from the old request: unique
                                      * for the life of the process */
@@ -99,61 +104,69 @@ struct mca_part_ucx_request_t {
     ompi_communicator_t *comm;
     int peer;                       /* rank in comm (remote group if inter) */
     int tag;
-    mca_part_ucx_peer_t *remote;    /* known once set up */
     bool proc_null;                 /* MPI_PROC_NULL peer: completes at once */
     bool takes_pready;              /* the user makes partitions ready (a send, a
                                      * collective but a bcast's non-root) */
     int source;                     /* MPI_SOURCE of its status */
 
     void *buf;
-    char *data;                     /* contiguous: first byte of the data */
-    size_t stride;                  /* bytes from one partition's data to the next: part_bytes,
-                                     * or more where each partition is contiguous but the
-                                     * datatype's extent leaves gaps (no packing then) */
     size_t parts;
     size_t count;                   /* elements per partition */
     ompi_datatype_t *datatype;
     ptrdiff_t extent;
     size_t part_bytes;              /* packed bytes of one of our partitions */
     size_t total_bytes;
-    bool contiguous;
     bool device;                    /* buffer in accelerator (GPU) memory */
-    char *pack_buf;                 /* non-contiguous: packed data, put/arrives here */
 
     uint64_t epoch;                 /* 0 before the first MPI_Start */
     volatile int setup;             /* mca_part_ucx_setup_t */
     int error;                      /* MPI error class reported at completion */
 
-    bool am;                        /* partitions move as active messages */
-    bool rndv;                      /* am, send: GPU data by rendezvous, the receiver's
-                                     * buffer being reachable zero-copy (cuda_ipc) */
-
-    struct mca_part_ucx_coll_t *coll; /* MCA_PART_UCX_COLL: its schedule */
-
     /* Device bindings (MPIX_Prequest_create), NULL without. */
     struct mca_part_ucx_dev_t *dev;
     const mca_part_ucx_dev_ops_t *dev_ops;
     uint32_t pready_threads;        /* info "mpix_pready_threads": device calls per partition */
-    int device_copy;                /* send: mca_part_ucx_device_copy_t, from info or MCA */
     int pready_aggregate;           /* mca_part_ucx_pready_aggregate_t, from info or MCA */
-    int device_group_bytes;         /* send: info "mpix_device_group_bytes" or MCA (-1: by mechanism) */
-    bool exposed;                   /* receive: GPU buffer mapped for the sender's kernels */
+};
 
+OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
+
+/* What a point-to-point send and receive share: the peer, the data as UCX
+ * moves it, and the setup exchange. */
+typedef struct mca_part_ucx_p2p_t {
+    mca_part_ucx_request_t super;
+    mca_part_ucx_peer_t *remote;    /* known once set up */
+    char *data;                     /* contiguous: first byte of the data */
+    size_t stride;                  /* bytes from one partition's data to the next: part_bytes,
+                                     * or more where each partition is contiguous but the
+                                     * datatype's extent leaves gaps (no packing then) */
+    bool contiguous;
+    char *pack_buf;                 /* non-contiguous: packed data, put/arrives here */
+    bool am;                        /* partitions move as active messages */
+    /* Epoch ahead (part_ucx_epoch_ahead_bytes; both sides): the sender may send an
+     * epoch once the receiver started the previous one, the receiver holds
+     * early partitions until its MPI_Start and sends its RTR lazily. */
+    bool ahead;
     /* Remote side, from the setup exchange. */
     size_t remote_parts;            /* sender: receiver's partitions; receiver: sender's */
-    uint64_t remote_buf;
-    uint64_t remote_stride;         /* the receiver's stride, 0: its partitions are packed */
-    uint64_t remote_flags;
-    uint64_t remote_flags_chunk;    /* send, am: the receiver's shared chunk of them */
-    uint64_t remote_flags_chunk_size;
-    uint64_t remote_rtr;
     ucp_rkey_h *buf_rkeys;          /* one per worker */
     ucp_rkey_h *flags_rkeys;
     ucp_rkey_h rtr_rkey;            /* worker 0 */
     void *ctrl_msg;                 /* setup record or its answer, kept until sent */
     void *ctrl_op;
+} mca_part_ucx_p2p_t;
 
-    /* Sender. */
+typedef struct mca_part_ucx_sendreq_t {
+    mca_part_ucx_p2p_t super;
+    bool rndv;                      /* am: GPU data by rendezvous, the receiver's buffer
+                                     * being reachable zero-copy (cuda_ipc) */
+    int device_copy;                /* mca_part_ucx_device_copy_t, from info or MCA */
+    int device_group_bytes;         /* info "mpix_device_group_bytes" or MCA (-1: by mechanism) */
+    uint64_t remote_buf;
+    uint64_t remote_stride;         /* the receiver's stride, 0: its partitions are packed */
+    uint64_t remote_flags;
+    uint64_t remote_flags_chunk;    /* am: the receiver's shared chunk of them */
+    uint64_t remote_flags_chunk_size;
     mca_part_ucx_block_t rtr_block; /* receiver writes the epoch it is ready for */
     volatile uint64_t *part_state;  /* MCA_PART_UCX_QUEUED / MCA_PART_UCX_ISSUED */
     opal_atomic_int64_t queued;     /* partitions waiting for the receiver */
@@ -168,11 +181,16 @@ struct mca_part_ucx_request_t {
     struct mca_part_ucx_hcopy_run_t *hcopy_runs; /* ring of parts entries */
     size_t hcopy_head, hcopy_tail;
     opal_atomic_lock_t hcopy_lock;  /* issue (any thread) vs progress */
+} mca_part_ucx_sendreq_t;
 
-    /* Receiver. */
+OBJ_CLASS_DECLARATION(mca_part_ucx_sendreq_t);
+
+typedef struct mca_part_ucx_recvreq_t {
+    mca_part_ucx_p2p_t super;
+    mca_part_ucx_post_t post;       /* in its bucket until matched */
+    bool exposed;                   /* GPU buffer mapped for the sender's kernels */
+    uint64_t remote_rtr;
     mca_part_ucx_block_t flags_block; /* one flag per sender partition */
-    mca_part_ucx_block_t coll_done_block; /* collective with a device request: epoch per
-                                           * partition done, mapped for kernels */
     ucp_mem_h buf_memh;
     size_t arrived_prefix;          /* sender partitions below have arrived this epoch */
     volatile uint64_t *unpacked;    /* non-contiguous: 2e once partition unpacked in epoch e,
@@ -181,19 +199,48 @@ struct mca_part_ucx_request_t {
     void *rtr_op;                   /* outstanding RTR put, NULL when none */
     opal_atomic_lock_t rtr_op_lock; /* rtr_op and its source: MPI_Start, progress,
                                      * MPIX_Pbuf_prepare may send or release it */
-    bool rtr_am;                    /* receive: RTR as a message (mca_part_ucx_rtr_by_am) */
+    bool rtr_am;                    /* RTR as a message (mca_part_ucx_rtr_by_am) */
     mca_part_ucx_rtr_msg_t rtr_msg; /* its source */
-    /* Epoch ahead (part_ucx_epoch_ahead_bytes; both sides): the sender may send an
-     * epoch once the receiver started the previous one, the receiver holds
-     * early partitions until its MPI_Start and sends its RTR lazily. */
-    bool ahead;
-    struct mca_part_ucx_held_t *early_msgs; /* receive: early partition messages */
-    uint64_t rtr_owed_epoch;        /* receive: epoch whose RTR is not sent yet, or 0
+    struct mca_part_ucx_held_t *early_msgs; /* one epoch ahead: early partition messages */
+    uint64_t rtr_owed_epoch;        /* epoch whose RTR is not sent yet, or 0
                                      * (under the peer's rtr_lock) */
-    opal_atomic_lock_t early_msgs_lock;   /* early_msgs vs the epoch, between MPI_Start and handlers */
-};
+    opal_atomic_lock_t early_msgs_lock; /* early_msgs vs the epoch, between MPI_Start and
+                                         * handlers */
+} mca_part_ucx_recvreq_t;
 
-OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
+OBJ_CLASS_DECLARATION(mca_part_ucx_recvreq_t);
+
+typedef struct mca_part_ucx_collreq_t {
+    mca_part_ucx_request_t super;
+    struct mca_part_ucx_coll_t *coll; /* its schedule and state (part_ucx_coll.h) */
+    mca_part_ucx_block_t coll_done_block; /* with a device request: epoch per partition
+                                           * done, mapped for kernels */
+} mca_part_ucx_collreq_t;
+
+OBJ_CLASS_DECLARATION(mca_part_ucx_collreq_t);
+
+/* The kinds from the base: only where the kind is known (as container_of,
+ * whatever the constness). */
+static inline mca_part_ucx_p2p_t *mca_part_ucx_p2p(const mca_part_ucx_request_t *req)
+{
+    return (mca_part_ucx_p2p_t *) req;
+}
+
+static inline mca_part_ucx_sendreq_t *mca_part_ucx_sendreq(const mca_part_ucx_request_t *req)
+{
+    return (mca_part_ucx_sendreq_t *) req;
+}
+
+static inline mca_part_ucx_recvreq_t *mca_part_ucx_recvreq(const mca_part_ucx_request_t *req)
+{
+    return (mca_part_ucx_recvreq_t *) req;
+}
+
+static inline mca_part_ucx_collreq_t *mca_part_ucx_collreq(const mca_part_ucx_request_t *req)
+{
+    return (mca_part_ucx_collreq_t *) req;
+}
+
 
 int mca_part_ucx_check_args(const void *buf, size_t parts, size_t count,
                             ompi_datatype_t *datatype, int peer, int tag,
@@ -206,10 +253,14 @@ void mca_part_ucx_request_init_base(mca_part_ucx_request_t *req, mca_part_ucx_ki
 /* List the request (id for control messages, MPIX_Prequest_free) with a
  * fresh cookie. */
 int mca_part_ucx_request_register(mca_part_ucx_request_t *req);
+/* A point-to-point request's common part (mca_part_ucx_p2p_t), and the base. */
 int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t kind,
                                const mca_part_ucx_request_ops_t *ops, const void *buf,
                                size_t parts, size_t count, ompi_datatype_t *datatype, int peer,
                                int tag, ompi_communicator_t *comm);
+/* What mca_part_ucx_request_setup gave a point-to-point request: its
+ * kind's release ends with it. */
+void mca_part_ucx_p2p_release(mca_part_ucx_p2p_t *p2p);
 int mca_part_ucx_start(size_t count, ompi_request_t **requests);
 /* MPIX_Pbuf_prepare of one request. */
 int mca_part_ucx_pbuf_prepare(ompi_request_t *request);
@@ -221,11 +272,12 @@ void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
  * previous one where it holds early partitions: not where this process
  * copies into the receiver's exposed GPU buffer itself, which nothing
  * holds). */
-static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_request_t *req)
+static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_sendreq_t *sreq)
 {
-    return MCA_PART_UCX_SETUP_DONE == req->setup &&
-           *(volatile uint64_t *) req->rtr_block.addr +
-                   ((req->ahead && NULL == req->hcopy_dst) ? 1 : 0) >= req->epoch;
+    return MCA_PART_UCX_SETUP_DONE == sreq->super.super.setup &&
+           *(volatile uint64_t *) sreq->rtr_block.addr +
+                   ((sreq->super.ahead && NULL == sreq->hcopy_dst) ? 1 : 0) >=
+               sreq->super.super.epoch;
 }
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
 void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);
@@ -306,22 +358,23 @@ void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_
 
 /* A receive partition has arrived when every sender partition that
  * overlaps it has: partition counts may differ on the two sides. */
-static inline void mca_part_ucx_overlap(const mca_part_ucx_request_t *req, size_t first,
+static inline void mca_part_ucx_overlap(const mca_part_ucx_p2p_t *p2p, size_t first,
                                         size_t last, size_t *sfirst, size_t *slast)
 {
+    const mca_part_ucx_request_t *req = &p2p->super;
     size_t spart_bytes, begin, end;
 
-    if (0 == req->remote_parts) { /* an empty message: nothing to wait for */
+    if (0 == p2p->remote_parts) { /* an empty message: nothing to wait for */
         *sfirst = 1;
         *slast = 0;
         return;
     }
-    spart_bytes = req->total_bytes / req->remote_parts;
+    spart_bytes = req->total_bytes / p2p->remote_parts;
     begin = first * req->part_bytes;
     end = (last + 1) * req->part_bytes;
     if (0 == spart_bytes) {
         *sfirst = 0;
-        *slast = req->remote_parts - 1;
+        *slast = p2p->remote_parts - 1;
         return;
     }
     *sfirst = begin / spart_bytes;
@@ -330,9 +383,9 @@ static inline void mca_part_ucx_overlap(const mca_part_ucx_request_t *req, size_
 
 /* Where the bytes UCX moves live: the user's GPU buffer, or host memory
  * (a host buffer, or the host pack buffer of a non-contiguous GPU one). */
-static inline bool mca_part_ucx_data_on_device(const mca_part_ucx_request_t *req)
+static inline bool mca_part_ucx_data_on_device(const mca_part_ucx_p2p_t *p2p)
 {
-    return req->device && NULL == req->pack_buf;
+    return p2p->super.device && NULL == p2p->pack_buf;
 }
 
 END_C_DECLS

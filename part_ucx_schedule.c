@@ -45,7 +45,8 @@ static void mca_part_ucx_chunk(size_t count, int n, int k, size_t *off, size_t *
 static int mca_part_ucx_chan_opt(mca_part_ucx_coll_t *c, bool send, int peer, size_t off,
                                  size_t len, bool reduce)
 {
-    return (0 == len) ? MCA_PART_UCX_NO_CHAN : mca_part_ucx_coll_chan(c, send, peer, off, len, reduce);
+    return (0 == len) ? MCA_PART_UCX_NO_CHAN
+                      : mca_part_ucx_coll_chan(c, send, peer, off, len, reduce);
 }
 
 /* Not in place: the first step sends our contribution

@@ -25,12 +25,13 @@
 static void mca_part_ucx_put_cb(void *op, ucs_status_t status, void *user_data)
 {
     mca_part_ucx_request_t *req = user_data;
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
 
     if (UCS_OK != status) {
         MCA_PART_UCX_ERROR("put to rank %d failed: %s", req->peer, ucs_status_string(status));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
-    opal_atomic_add_fetch_64(&req->ops_done, 1);
+    opal_atomic_add_fetch_64(&sreq->ops_done, 1);
     ucp_request_free(op);
 }
 
@@ -41,6 +42,9 @@ typedef struct {
     int64_t ops;
 } mca_part_ucx_ops_ctx_t;
 
+_Static_assert(sizeof(mca_part_ucx_ops_ctx_t) <= MCA_PART_UCX_OP_CTX_WORDS * sizeof(uint64_t),
+               "an operation context fits mca_part_ucx_op_ctx_get");
+
 static void mca_part_ucx_ops_cb(void *op, ucs_status_t status, void *user_data)
 {
     mca_part_ucx_ops_ctx_t *c = user_data;
@@ -50,8 +54,8 @@ static void mca_part_ucx_ops_cb(void *op, ucs_status_t status, void *user_data)
                            ucs_status_string(status));
         mca_part_ucx_request_fail(c->req, MPI_ERR_INTERN);
     }
-    opal_atomic_add_fetch_64(&c->req->ops_done, c->ops);
-    free(c);
+    opal_atomic_add_fetch_64(&mca_part_ucx_sendreq(c->req)->ops_done, c->ops);
+    mca_part_ucx_op_ctx_put(c);
     ucp_request_free(op);
 }
 
@@ -59,7 +63,7 @@ static void mca_part_ucx_ops_cb(void *op, ucs_status_t status, void *user_data)
 static mca_part_ucx_ops_ctx_t *mca_part_ucx_ops_ctx(mca_part_ucx_request_t *req, int64_t ops,
                                                     ucp_request_param_t *param)
 {
-    mca_part_ucx_ops_ctx_t *c = malloc(sizeof(*c));
+    mca_part_ucx_ops_ctx_t *c = mca_part_ucx_op_ctx_get();
 
     if (NULL != c) {
         c->req = req;
@@ -73,6 +77,7 @@ static mca_part_ucx_ops_ctx_t *mca_part_ucx_ops_ctx(mca_part_ucx_request_t *req,
 static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const void *src,
                              size_t len, uint64_t raddr, ucp_rkey_h rkey, int64_t count)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     mca_part_ucx_ops_ctx_t *c = NULL;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
@@ -82,7 +87,7 @@ static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const voi
     param.user_data = req;
     if (count > 1 && NULL == (c = mca_part_ucx_ops_ctx(req, count, &param))) {
         mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
-        opal_atomic_add_fetch_64(&req->ops_done, count);
+        opal_atomic_add_fetch_64(&sreq->ops_done, count);
         return;
     }
     op = ucp_put_nbx(ep, src, len, raddr, rkey, &param);
@@ -92,15 +97,16 @@ static void mca_part_ucx_put(mca_part_ucx_request_t *req, ucp_ep_h ep, const voi
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     if (!UCS_PTR_IS_PTR(op)) {
-        opal_atomic_add_fetch_64(&req->ops_done, count);
-        free(c);
+        opal_atomic_add_fetch_64(&sreq->ops_done, count);
+        mca_part_ucx_op_ctx_put(c);
     }
 }
 
 /* How far apart the receiver's partitions are (packed: one partition). */
 static size_t mca_part_ucx_remote_stride(const mca_part_ucx_request_t *req)
 {
-    return req->remote_stride ? req->remote_stride : req->part_bytes;
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    return sreq->remote_stride ? sreq->remote_stride : req->part_bytes;
 }
 
 /* Take the next run out of *bits: its lowest set bit i (returned) and the
@@ -121,8 +127,9 @@ static size_t mca_part_ucx_next_run(uint64_t *bits, bool join, size_t unit, size
 
 static size_t mca_part_ucx_join_cap(const mca_part_ucx_request_t *req)
 {
-    int bytes = mca_part_ucx_data_on_device(req) ? mca_part_ucx_module.params.join_bytes_gpu
-                                                 : mca_part_ucx_module.params.join_bytes;
+    int bytes = mca_part_ucx_data_on_device(mca_part_ucx_p2p(req))
+                    ? mca_part_ucx_module.params.join_bytes_gpu
+                    : mca_part_ucx_module.params.join_bytes;
     return (size_t) (bytes > 0 ? bytes : 0);
 }
 
@@ -135,9 +142,13 @@ typedef struct {
     int worker;
 } mca_part_ucx_flag_batch_t;
 
+_Static_assert(sizeof(mca_part_ucx_flag_batch_t) <= MCA_PART_UCX_OP_CTX_WORDS * sizeof(uint64_t),
+               "a batch fits mca_part_ucx_op_ctx_get");
+
 static void mca_part_ucx_put_flags(mca_part_ucx_flag_batch_t *b)
 {
     mca_part_ucx_request_t *req = b->req;
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     uint64_t bits = b->parts;
     bool join = 1 == mca_part_ucx_module.num_workers && 0 < mca_part_ucx_join_cap(req);
     size_t n, p;
@@ -145,9 +156,9 @@ static void mca_part_ucx_put_flags(mca_part_ucx_flag_batch_t *b)
     /* adjacent flags are adjacent words on both sides: one put per run */
     while (bits) {
         p = b->first + mca_part_ucx_next_run(&bits, join, 0, 0, &n);
-        mca_part_ucx_put(req, req->remote->eps[b->worker], &req->flag_values[p],
-                         n * sizeof(uint64_t), req->remote_flags + p * sizeof(uint64_t),
-                         req->flags_rkeys[b->worker], (int64_t) n);
+        mca_part_ucx_put(req, sreq->super.remote->eps[b->worker], &sreq->flag_values[p],
+                         n * sizeof(uint64_t), sreq->remote_flags + p * sizeof(uint64_t),
+                         sreq->super.flags_rkeys[b->worker], (int64_t) n);
     }
 }
 
@@ -157,24 +168,26 @@ static void mca_part_ucx_flush_cb(void *op, ucs_status_t status, void *user_data
 
     if (UCS_OK != status) {
         mca_part_ucx_request_fail(b->req, MPI_ERR_INTERN);
-        opal_atomic_add_fetch_64(&b->req->ops_done, __builtin_popcountll(b->parts));
+        opal_atomic_add_fetch_64(&mca_part_ucx_sendreq(b->req)->ops_done,
+                                 __builtin_popcountll(b->parts));
     } else {
         mca_part_ucx_put_flags(b);
     }
-    free(b);
+    mca_part_ucx_op_ctx_put(b);
     ucp_request_free(op);
 }
 
 static void mca_part_ucx_am_sent_cb(void *op, ucs_status_t status, void *user_data)
 {
     mca_part_ucx_request_t *req = user_data;
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
 
     if (UCS_OK != status) {
         MCA_PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
                            ucs_status_string(status));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
-    opal_atomic_add_fetch_64(&req->ops_done, 2);
+    opal_atomic_add_fetch_64(&sreq->ops_done, 2);
     ucp_request_free(op);
 }
 
@@ -183,7 +196,8 @@ static void mca_part_ucx_am_sent_cb(void *op, ucs_status_t status, void *user_da
  * counts for both operations of each. */
 static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n)
 {
-    mca_part_ucx_data_hdr_t *hdr = &req->am_hdrs[p];
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    mca_part_ucx_data_hdr_t *hdr = &sreq->am_hdrs[p];
     mca_part_ucx_ops_ctx_t *c = NULL;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
@@ -193,7 +207,7 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
     hdr->part = p;
     hdr->count = n;
     hdr->copied = 0;
-    mca_part_ucx_recv_rtr_ride(req->remote, &hdr->rtr);
+    mca_part_ucx_recv_rtr_ride(sreq->super.remote, &hdr->rtr);
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.cb.send = mca_part_ucx_am_sent_cb;
@@ -204,27 +218,27 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
         }
         return;
     }
-    param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(req));
-    if (req->rndv) {
+    param.memory_type = mca_part_ucx_memtype(mca_part_ucx_data_on_device(&sreq->super));
+    if (sreq->rndv) {
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
         param.flags = UCP_AM_SEND_FLAG_RNDV;
-    } else if (mca_part_ucx_data_on_device(req) &&
+    } else if (mca_part_ucx_data_on_device(&sreq->super) &&
                n * req->part_bytes <= (size_t) mca_part_ucx_module.params.gpu_eager_bytes) {
         /* UCX would pick a rendezvous for GPU memory, a round trip or more
          * before the data; eager stages it through host memory at once. */
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
         param.flags = UCP_AM_SEND_FLAG_EAGER;
     }
-    op = ucp_am_send_nbx(req->remote->eps[w], MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr),
-                         req->data + p * req->stride, n * req->part_bytes, &param);
+    op = ucp_am_send_nbx(sreq->super.remote->eps[w], MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr),
+                         sreq->super.data + p * sreq->super.stride, n * req->part_bytes, &param);
     if (UCS_PTR_IS_ERR(op)) {
         MCA_PART_UCX_ERROR("partition to rank %d failed: %s", req->peer,
                            ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
     if (!UCS_PTR_IS_PTR(op)) {
-        opal_atomic_add_fetch_64(&req->ops_done, 2 * (int64_t) n);
-        free(c);
+        opal_atomic_add_fetch_64(&sreq->ops_done, 2 * (int64_t) n);
+        mca_part_ucx_op_ctx_put(c);
     }
 }
 
@@ -251,18 +265,19 @@ static void mca_part_ucx_send_hcopy_warm(void)
 
 static void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *mapped)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     if (!mca_part_ucx_module.params.gpu_host_copy || 0 == req->part_bytes ||
         NULL == mca_part_ucx_device()) {
         return;
     }
-    req->hcopy_runs = calloc(req->parts, sizeof(*req->hcopy_runs));
-    if (NULL == req->hcopy_runs || 0 != mca_part_ucx_device_stream_get(&req->hcopy_stream)) {
-        free(req->hcopy_runs);
-        req->hcopy_runs = NULL;
+    sreq->hcopy_runs = calloc(req->parts, sizeof(*sreq->hcopy_runs));
+    if (NULL == sreq->hcopy_runs || 0 != mca_part_ucx_device_stream_get(&sreq->hcopy_stream)) {
+        free(sreq->hcopy_runs);
+        sreq->hcopy_runs = NULL;
         return; /* rendezvous then */
     }
-    opal_atomic_lock_init(&req->hcopy_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
-    req->hcopy_dst = mapped;
+    opal_atomic_lock_init(&sreq->hcopy_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+    sreq->hcopy_dst = mapped;
     MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: GPU partitions copied by this host",
                          req->peer, req->tag);
 }
@@ -272,6 +287,7 @@ static void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *map
 static void mca_part_ucx_hcopy_bits(mca_part_ucx_request_t *req, size_t first, uint64_t bits,
                                     bool join)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
     size_t rstride = mca_part_ucx_remote_stride(req);
     size_t cap = mca_part_ucx_join_cap(req), i, n;
@@ -281,47 +297,48 @@ static void mca_part_ucx_hcopy_bits(mca_part_ucx_request_t *req, size_t first, u
     while (bits) {
         i = mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
         event = NULL;
-        opal_atomic_lock(&req->hcopy_lock); /* stream order = ring order */
+        opal_atomic_lock(&sreq->hcopy_lock); /* stream order = ring order */
         if (0 != mca_part_ucx_device_event_get(&event)) {
             event = NULL; /* none to give back */
         }
         if (NULL == event ||
-            0 != gpu->copy(req->hcopy_dst + (first + i) * rstride,
-                           req->data + (first + i) * req->stride, n * req->part_bytes,
-                           req->hcopy_stream) ||
-            0 != gpu->event_record(event, req->hcopy_stream)) {
-            opal_atomic_unlock(&req->hcopy_lock);
+            0 != gpu->copy(sreq->hcopy_dst + (first + i) * rstride,
+                           sreq->super.data + (first + i) * sreq->super.stride, n * req->part_bytes,
+                           sreq->hcopy_stream) ||
+            0 != gpu->event_record(event, sreq->hcopy_stream)) {
+            opal_atomic_unlock(&sreq->hcopy_lock);
             MCA_PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
             if (NULL != event) {
                 mca_part_ucx_device_event_put(event);
             }
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
-            opal_atomic_add_fetch_64(&req->ops_done, 2 * (int64_t) n);
+            opal_atomic_add_fetch_64(&sreq->ops_done, 2 * (int64_t) n);
             continue;
         }
-        r = &req->hcopy_runs[req->hcopy_tail++ % req->parts];
+        r = &sreq->hcopy_runs[sreq->hcopy_tail++ % req->parts];
         r->event = event;
         r->first = first;
         r->bits = ((n < 64) ? ((UINT64_C(1) << n) - 1) : ~UINT64_C(0)) << i;
-        opal_atomic_unlock(&req->hcopy_lock);
+        opal_atomic_unlock(&sreq->hcopy_lock);
     }
 }
 
 /* Arrivals of the runs whose copies are done, in stream order. */
 static void mca_part_ucx_hcopy_progress(mca_part_ucx_request_t *req)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
     struct mca_part_ucx_hcopy_run_t r;
     int done;
 
-    while (req->hcopy_head != req->hcopy_tail && opal_atomic_trylock(&req->hcopy_lock) == 0) {
+    while (sreq->hcopy_head != sreq->hcopy_tail && opal_atomic_trylock(&sreq->hcopy_lock) == 0) {
         done = 0;
-        if (req->hcopy_head != req->hcopy_tail) { /* again, under the lock */
-            r = req->hcopy_runs[req->hcopy_head % req->parts];
+        if (sreq->hcopy_head != sreq->hcopy_tail) { /* again, under the lock */
+            r = sreq->hcopy_runs[sreq->hcopy_head % req->parts];
             done = gpu->event_query(r.event);
-            req->hcopy_head += (0 != done);
+            sreq->hcopy_head += (0 != done);
         }
-        opal_atomic_unlock(&req->hcopy_lock);
+        opal_atomic_unlock(&sreq->hcopy_lock);
         if (0 == done) {
             return;
         }
@@ -329,7 +346,7 @@ static void mca_part_ucx_hcopy_progress(mca_part_ucx_request_t *req)
         if (done < 0) {
             MCA_PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
-            opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(r.bits));
+            opal_atomic_add_fetch_64(&sreq->ops_done, 2 * __builtin_popcountll(r.bits));
             continue;
         }
         mca_part_ucx_send_arrivals(req, r.first, r.bits);
@@ -341,11 +358,12 @@ static void mca_part_ucx_hcopy_progress(mca_part_ucx_request_t *req)
  * one worker carries everything (several spread partitions over rails). */
 static void mca_part_ucx_send_am_bits(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
 {
-    bool join = req->stride == req->part_bytes && 0 == req->remote_stride &&
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    bool join = sreq->super.stride == req->part_bytes && 0 == sreq->remote_stride &&
                 1 == mca_part_ucx_module.num_workers;
     size_t cap = mca_part_ucx_join_cap(req), i, n;
 
-    if (NULL != req->hcopy_dst) {
+    if (NULL != sreq->hcopy_dst) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_PARTS_HOST_COPY, __builtin_popcountll(bits));
         mca_part_ucx_hcopy_bits(req, first, bits, join);
         return;
@@ -364,9 +382,10 @@ static void mca_part_ucx_send_am_bits(mca_part_ucx_request_t *req, size_t first,
 static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first,
                                        uint64_t copied)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     size_t low = first + (size_t) __builtin_ctzll(copied);
     int64_t ops = 2 * __builtin_popcountll(copied);
-    mca_part_ucx_data_hdr_t *hdr = &req->am_hdrs[low];
+    mca_part_ucx_data_hdr_t *hdr = &sreq->am_hdrs[low];
     mca_part_ucx_ops_ctx_t *c;
     ucp_request_param_t param;
     ucs_status_ptr_t op;
@@ -375,7 +394,7 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
     c = mca_part_ucx_ops_ctx(req, ops, &param);
     if (NULL == c) {
         mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
-        opal_atomic_add_fetch_64(&req->ops_done, ops);
+        opal_atomic_add_fetch_64(&sreq->ops_done, ops);
         return;
     }
     hdr->epoch = req->epoch;
@@ -383,7 +402,7 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
     hdr->count = 1;
     hdr->copied = copied >> (low - first);
     hdr->rtr.epoch = 0;
-    op = ucp_am_send_nbx(req->remote->eps[low % mca_part_ucx_module.num_workers],
+    op = ucp_am_send_nbx(sreq->super.remote->eps[low % mca_part_ucx_module.num_workers],
                          MCA_PART_UCX_AM_DATA, hdr, sizeof(*hdr), NULL, 0, &param);
     if (UCS_PTR_IS_PTR(op)) {
         return; /* the callback counts them */
@@ -393,8 +412,8 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
                            ucs_status_string(UCS_PTR_STATUS(op)));
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
-    opal_atomic_add_fetch_64(&req->ops_done, ops);
-    free(c);
+    opal_atomic_add_fetch_64(&sreq->ops_done, ops);
+    mca_part_ucx_op_ctx_put(c);
 }
 
 /* The data of partitions first + i (bit i of `bits`): one put per run of
@@ -402,8 +421,9 @@ static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first
  * everything. */
 static void mca_part_ucx_put_data(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     size_t rstride = mca_part_ucx_remote_stride(req);
-    bool join = req->stride == req->part_bytes && rstride == req->part_bytes &&
+    bool join = sreq->super.stride == req->part_bytes && rstride == req->part_bytes &&
                 1 == mca_part_ucx_module.num_workers;
     size_t cap = mca_part_ucx_join_cap(req), n, p;
     int w;
@@ -412,11 +432,12 @@ static void mca_part_ucx_put_data(mca_part_ucx_request_t *req, size_t first, uin
         p = first + mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
         w = (int) (p % mca_part_ucx_module.num_workers);
         if (0 == req->part_bytes) {
-            opal_atomic_add_fetch_64(&req->ops_done, (int64_t) n);
+            opal_atomic_add_fetch_64(&sreq->ops_done, (int64_t) n);
             continue;
         }
-        mca_part_ucx_put(req, req->remote->eps[w], req->data + p * req->stride,
-                         n * req->part_bytes, req->remote_buf + p * rstride, req->buf_rkeys[w],
+        mca_part_ucx_put(req, sreq->super.remote->eps[w], sreq->super.data + p * sreq->super.stride,
+                         n * req->part_bytes, sreq->remote_buf + p * rstride,
+                         sreq->super.buf_rkeys[w],
                          (int64_t) n);
     }
 }
@@ -428,6 +449,7 @@ static void mca_part_ucx_put_data(mca_part_ucx_request_t *req, size_t first, uin
  * to keep a flag behind its data. */
 static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, size_t n)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch), claimed = 0, copied = 0, am = 0, expected;
     int64_t by_am = 0;
@@ -442,13 +464,13 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         expected = queued;
         /* A plain read first: progress walks every partition of a request,
          * and an atomic per partition showed up from a thousand on. */
-        if (req->part_state[p] != queued ||
-            !opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+        if (sreq->part_state[p] != queued ||
+            !opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &sreq->part_state[p],
                                                     (int64_t *) &expected,
                                                     MCA_PART_UCX_ISSUED(req->epoch))) {
             continue;
         }
-        if (req->am) {
+        if (sreq->super.am) {
             ++by_am;
             if (NULL != req->dev && mca_part_ucx_dev_copied(req, p)) {
                 copied |= UINT64_C(1) << i;
@@ -458,10 +480,10 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
             continue;
         }
         claimed |= UINT64_C(1) << i;
-        req->flag_values[p] = req->epoch;
+        sreq->flag_values[p] = req->epoch;
     }
     if (0 != by_am) {
-        opal_atomic_add_fetch_64(&req->queued, -by_am);
+        opal_atomic_add_fetch_64(&sreq->queued, -by_am);
     }
     if (0 != (claimed | am | copied) && 0 != req->part_bytes) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_BYTES_SENT, (int64_t) req->part_bytes *
@@ -479,14 +501,14 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
     }
     if (0 != copied && mca_part_ucx_dev_sets_arrivals(req)) {
         /* the kernels set the receiver's flags with the data */
-        opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(copied));
+        opal_atomic_add_fetch_64(&sreq->ops_done, 2 * __builtin_popcountll(copied));
     } else if (0 != copied) {
         mca_part_ucx_send_arrivals(req, first, copied);
     }
     if (0 == claimed) {
         return;
     }
-    opal_atomic_add_fetch_64(&req->queued, -(int64_t) __builtin_popcountll(claimed));
+    opal_atomic_add_fetch_64(&sreq->queued, -(int64_t) __builtin_popcountll(claimed));
 
     for (w = 0; w < nw; ++w) {
         local.req = req;
@@ -501,17 +523,17 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
         if (0 == local.parts) {
             continue;
         }
-        b = malloc(sizeof(*b));
+        b = mca_part_ucx_op_ctx_get();
         if (NULL == b) {
             mca_part_ucx_request_fail(req, MPI_ERR_NO_MEM);
-            opal_atomic_add_fetch_64(&req->ops_done, __builtin_popcountll(local.parts));
+            opal_atomic_add_fetch_64(&sreq->ops_done, __builtin_popcountll(local.parts));
             continue;
         }
         *b = local;
         param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
         param.cb.send = mca_part_ucx_flush_cb;
         param.user_data = b;
-        op = ucp_ep_flush_nbx(req->remote->eps[w], &param);
+        op = ucp_ep_flush_nbx(sreq->super.remote->eps[w], &param);
         if (UCS_PTR_IS_PTR(op)) {
             continue; /* the callback puts the flags */
         }
@@ -519,9 +541,9 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
             mca_part_ucx_put_flags(b);
         } else {
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
-            opal_atomic_add_fetch_64(&req->ops_done, __builtin_popcountll(local.parts));
+            opal_atomic_add_fetch_64(&sreq->ops_done, __builtin_popcountll(local.parts));
         }
-        free(b);
+        mca_part_ucx_op_ctx_put(b);
     }
 }
 
@@ -531,10 +553,11 @@ static void mca_part_ucx_issue_batch(mca_part_ucx_request_t *req, size_t first, 
  * caller had it. */
 bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p)
 {
-    uint64_t expected = req->part_state[p];
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    uint64_t expected = sreq->part_state[p];
 
     return expected < MCA_PART_UCX_QUEUED(req->epoch) &&
-           opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+           opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &sreq->part_state[p],
                                                   (int64_t *) &expected,
                                                   MCA_PART_UCX_ISSUED(req->epoch));
 }
@@ -543,6 +566,7 @@ bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p)
  * one message for up to 64 of them. */
 void mca_part_ucx_send_copied(mca_part_ucx_request_t *req, size_t first, uint64_t bits)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     if (0 == bits) {
         return;
     }
@@ -550,7 +574,7 @@ void mca_part_ucx_send_copied(mca_part_ucx_request_t *req, size_t first, uint64_
     mca_part_ucx_count(MCA_PART_UCX_PVAR_BYTES_SENT,
                        (int64_t) req->part_bytes * __builtin_popcountll(bits));
     if (mca_part_ucx_dev_sets_arrivals(req)) {
-        opal_atomic_add_fetch_64(&req->ops_done, 2 * __builtin_popcountll(bits));
+        opal_atomic_add_fetch_64(&sreq->ops_done, 2 * __builtin_popcountll(bits));
     } else {
         mca_part_ucx_send_arrivals(req, first, bits);
     }
@@ -571,6 +595,7 @@ static void mca_part_ucx_issue(mca_part_ucx_request_t *req, size_t first, size_t
  * with its own convertor so that threads may pack concurrently. */
 static void mca_part_ucx_pack(mca_part_ucx_request_t *req, size_t p)
 {
+    mca_part_ucx_p2p_t *p2p = mca_part_ucx_p2p(req);
     opal_convertor_t conv;
     struct iovec iov;
     uint32_t iov_count = 1;
@@ -581,7 +606,7 @@ static void mca_part_ucx_pack(mca_part_ucx_request_t *req, size_t p)
                                              &req->datatype->super, req->count,
                                              (char *) req->buf + p * req->count * req->extent,
                                              0, &conv);
-    iov.iov_base = req->pack_buf + p * req->part_bytes;
+    iov.iov_base = p2p->pack_buf + p * req->part_bytes;
     iov.iov_len = req->part_bytes;
     opal_convertor_pack(&conv, &iov, &iov_count, &max);
     OBJ_DESTRUCT(&conv);
@@ -592,22 +617,24 @@ static void mca_part_ucx_pack(mca_part_ucx_request_t *req, size_t p)
  * partition showed up at a thousand partitions an epoch). */
 bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p)
 {
-    uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch), old = req->part_state[p];
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    uint64_t queued = MCA_PART_UCX_QUEUED(req->epoch), old = sreq->part_state[p];
 
     if (old >= queued) {
         return false;
     }
-    if (NULL != req->pack_buf) {
+    if (NULL != sreq->super.pack_buf) {
         mca_part_ucx_pack(req, p);
     }
     /* false: made ready concurrently by another thread */
-    return opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &req->part_state[p],
+    return opal_atomic_compare_exchange_strong_64((opal_atomic_int64_t *) &sreq->part_state[p],
                                                   (int64_t *) &old, queued);
 }
 
 static int mca_part_ucx_send_pready(mca_part_ucx_request_t *req, size_t min_part,
                                     size_t max_part)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     size_t p;
 
     if (NULL != req->dev && mca_part_ucx_dev_group(req) > 1) {
@@ -620,7 +647,7 @@ static int mca_part_ucx_send_pready(mca_part_ucx_request_t *req, size_t min_part
     }
     for (p = min_part; p <= max_part && mca_part_ucx_claim_ready(req, p); ++p) {
     }
-    opal_atomic_add_fetch_64(&req->queued, (int64_t) (p - min_part));
+    opal_atomic_add_fetch_64(&sreq->queued, (int64_t) (p - min_part));
     if (p <= max_part) {
         return MPI_ERR_ARG; /* already ready in this epoch */
     }
@@ -628,7 +655,7 @@ static int mca_part_ucx_send_pready(mca_part_ucx_request_t *req, size_t min_part
         return OMPI_SUCCESS;
     }
     /* Progress issues what stays queued once the receiver is ready. */
-    if (mca_part_ucx_receiver_ready(req)) {
+    if (mca_part_ucx_receiver_ready(sreq)) {
         mca_part_ucx_issue(req, min_part, max_part);
     }
     return OMPI_SUCCESS;
@@ -636,7 +663,8 @@ static int mca_part_ucx_send_pready(mca_part_ucx_request_t *req, size_t min_part
 
 static int mca_part_ucx_send_start(mca_part_ucx_request_t *req)
 {
-    req->ops_done = 0;
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    sreq->ops_done = 0;
     return OMPI_SUCCESS;
 }
 
@@ -644,9 +672,10 @@ void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg)
 {
     /* held until written: another thread may be freeing the request */
     mca_part_ucx_request_t *req = mca_part_ucx_request_get(msg->sreq_id, msg->sreq_cookie);
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     volatile uint64_t *word;
 
-    if (NULL == req || MCA_PART_UCX_SEND != req->kind || NULL == req->rtr_block.addr) {
+    if (NULL == req || MCA_PART_UCX_SEND != req->kind || NULL == sreq->rtr_block.addr) {
         /* One epoch ahead, a sender may complete and free its request
          * before the receiver's last ready-to-receive comes. */
         MCA_PART_UCX_VERBOSE(5, "ready-to-receive for no live send dropped");
@@ -655,7 +684,7 @@ void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg)
         }
         return;
     }
-    word = req->rtr_block.addr;
+    word = sreq->rtr_block.addr;
     if (msg->epoch > *word) { /* epochs only grow: a late message changes nothing */
         *word = msg->epoch;
     }
@@ -673,6 +702,8 @@ static void mca_part_ucx_send_setup_done(mca_part_ucx_request_t *req)
 void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_sendreq_t *sreq;
+    mca_part_ucx_p2p_t *p2p;
     mca_part_ucx_request_t *req;
     ucs_status_t status;
     int i;
@@ -690,6 +721,8 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
         MCA_PART_UCX_VERBOSE(5, "setup answer for unknown request %d dropped", ack->sreq_id);
         return;
     }
+    sreq = mca_part_ucx_sendreq(req);
+    p2p = &sreq->super;
     if (MPI_SUCCESS != ack->error) {
         mca_part_ucx_request_fail(req, ack->error);
         return;
@@ -707,52 +740,52 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
         return;
     }
-    req->remote_parts = ack->parts;
-    req->remote_stride = ack->buf_stride;
-    req->remote_buf = ack->buf_addr;
-    req->remote_flags = ack->flags_addr;
+    p2p->remote_parts = ack->parts;
+    sreq->remote_stride = ack->buf_stride;
+    sreq->remote_buf = ack->buf_addr;
+    sreq->remote_flags = ack->flags_addr;
     if (ack->am) {
         /* The receiver asked for active messages: no keys needed. */
-        req->am = true;
-        req->ahead = 0 != (ack->am & MCA_PART_UCX_ACK_AHEAD);
+        p2p->am = true;
+        p2p->ahead = 0 != (ack->am & MCA_PART_UCX_ACK_AHEAD);
         for (i = 0; i < (int) req->parts; ++i) {
-            req->am_hdrs[i].rreq_id = ack->rreq_id;
-            req->am_hdrs[i].rreq_cookie = ack->rreq_cookie;
-            req->am_hdrs[i].part = (uint64_t) i;
+            sreq->am_hdrs[i].rreq_id = ack->rreq_id;
+            sreq->am_hdrs[i].rreq_cookie = ack->rreq_cookie;
+            sreq->am_hdrs[i].part = (uint64_t) i;
         }
         /* A GPU receive buffer offered for kernel copy (MPIX_Prequest). */
         if (ack->buf_rkey_len > 0 &&
-            UCS_OK != ucp_ep_rkey_unpack(req->remote->eps[0], ack->rkeys, &req->buf_rkeys[0])) {
-            req->buf_rkeys[0] = NULL;
+            UCS_OK != ucp_ep_rkey_unpack(p2p->remote->eps[0], ack->rkeys, &p2p->buf_rkeys[0])) {
+            p2p->buf_rkeys[0] = NULL;
         }
         /* GPU data goes by rendezvous where cuda_ipc maps the receiver's
          * buffer here (zero-copy; eager would stage it through host memory
          * with a synchronous copy on both sides), and as UCX chooses
          * elsewhere: forced rendezvous over a network pipelines small
          * partitions through host fragments, slower than eager. */
-        if (NULL != req->buf_rkeys[0] && mca_part_ucx_data_on_device(req)) {
+        if (NULL != p2p->buf_rkeys[0] && mca_part_ucx_data_on_device(&sreq->super)) {
             void *mapped;
-            req->rndv = (UCS_OK == ucp_rkey_ptr(req->buf_rkeys[0], req->remote_buf, &mapped));
-            if (req->rndv) {
+            sreq->rndv = (UCS_OK == ucp_rkey_ptr(p2p->buf_rkeys[0], sreq->remote_buf, &mapped));
+            if (sreq->rndv) {
                 mca_part_ucx_send_hcopy_setup(req, mapped);
             }
         }
         /* ... and its flags, which our kernels may then set themselves. */
-        if (req->rndv && ack->flags_rkey_len > 0 &&
-            OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, 0, ack->rkeys + ack->buf_rkey_len,
-                                                   ack->flags_rkey_len, &req->flags_rkeys[0])) {
-            req->flags_rkeys[0] = NULL;
+        if (sreq->rndv && ack->flags_rkey_len > 0 &&
+            OMPI_SUCCESS != mca_part_ucx_peer_rkey(p2p->remote, 0, ack->rkeys + ack->buf_rkey_len,
+                                                   ack->flags_rkey_len, &p2p->flags_rkeys[0])) {
+            p2p->flags_rkeys[0] = NULL;
         }
-        req->remote_flags_chunk = ack->flags_chunk_addr;
-        req->remote_flags_chunk_size = ack->flags_chunk_size;
+        sreq->remote_flags_chunk = ack->flags_chunk_addr;
+        sreq->remote_flags_chunk_size = ack->flags_chunk_size;
         mca_part_ucx_send_setup_done(req);
         return;
     }
     for (i = 0; i < m->num_workers; ++i) {
-        status = ucp_ep_rkey_unpack(req->remote->eps[i], ack->rkeys, &req->buf_rkeys[i]);
+        status = ucp_ep_rkey_unpack(p2p->remote->eps[i], ack->rkeys, &p2p->buf_rkeys[i]);
         if (UCS_OK == status &&
-            OMPI_SUCCESS != mca_part_ucx_peer_rkey(req->remote, i, ack->rkeys + ack->buf_rkey_len,
-                                                   ack->flags_rkey_len, &req->flags_rkeys[i])) {
+            OMPI_SUCCESS != mca_part_ucx_peer_rkey(p2p->remote, i, ack->rkeys + ack->buf_rkey_len,
+                                                   ack->flags_rkey_len, &p2p->flags_rkeys[i])) {
             status = UCS_ERR_INVALID_PARAM;
         }
         if (UCS_OK != status) {
@@ -767,29 +800,47 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
 
 static bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
         return true;
     }
     if (NULL != req->dev) {
         req->dev_ops->progress(req); /* partitions kernels marked ready */
     }
-    if (NULL != req->hcopy_dst) {
+    if (NULL != sreq->hcopy_dst) {
         mca_part_ucx_hcopy_progress(req);
     }
-    if (req->queued > 0 && mca_part_ucx_receiver_ready(req)) {
+    if (sreq->queued > 0 && mca_part_ucx_receiver_ready(sreq)) {
         mca_part_ucx_issue(req, 0, req->parts - 1);
     }
     if (NULL != req->dev && mca_part_ucx_dev_failed(req)) {
         return mca_part_ucx_dev_send_drained(req); /* partitions may never come */
     }
-    return req->ops_done == MCA_PART_UCX_SEND_OPS(req);
+    return sreq->ops_done == MCA_PART_UCX_SEND_OPS(req);
+}
+
+/* Info keys of device sends: how kernels' partitions move. */
+static int mca_part_ucx_send_dev_info(mca_part_ucx_sendreq_t *sreq, ompi_info_t *info)
+{
+    int rc;
+
+    sreq->device_copy = mca_part_ucx_module.params.device_copy;
+    sreq->device_group_bytes = mca_part_ucx_module.params.device_group_bytes;
+    rc = mca_part_ucx_info_enum(info, "mpix_device_copy", MCA_PART_UCX_ENUM_DEVICE_COPY,
+                                &sreq->device_copy);
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_info_int(info, "mpix_device_group_bytes", 0, &sreq->device_group_bytes);
+    }
+    return rc;
 }
 
 /* MPIX_Pbuf_prepare: once the receiver is ready for this epoch, kernels
  * may store into its buffer. */
 static int mca_part_ucx_send_prepare(mca_part_ucx_request_t *req)
 {
-    while (!mca_part_ucx_receiver_ready(req) && MCA_PART_UCX_SETUP_FAILED != req->setup) {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+
+    while (!mca_part_ucx_receiver_ready(sreq) && MCA_PART_UCX_SETUP_FAILED != req->setup) {
         opal_progress();
     }
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
@@ -818,6 +869,7 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     mca_part_ucx_setup_msg_t *msg;
+    mca_part_ucx_sendreq_t *sreq;
     mca_part_ucx_request_t *req;
     const void *rkey;
     size_t rkey_len;
@@ -829,21 +881,25 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
         return rc;
     }
 
-    req = OBJ_NEW(mca_part_ucx_request_t);
-    if (NULL == req) {
+    sreq = OBJ_NEW(mca_part_ucx_sendreq_t);
+    if (NULL == sreq) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    req = &sreq->super.super;
     rc = mca_part_ucx_request_setup(req, MCA_PART_UCX_SEND, &mca_part_ucx_send_ops, buf, parts,
                                     count, datatype, dst, tag, comm);
     if (OMPI_SUCCESS == rc) {
         rc = mca_part_ucx_request_dev_info(req, info);
     }
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_part_ucx_send_dev_info(sreq, info);
+    }
     /* one entry at least: zero partitions are legal */
-    req->part_state = calloc(parts ? parts : 1, sizeof(uint64_t));
-    req->flag_values = calloc(parts ? parts : 1, sizeof(uint64_t));
-    req->am_hdrs = calloc(parts ? parts : 1, sizeof(*req->am_hdrs));
-    if (OMPI_SUCCESS != rc || NULL == req->part_state || NULL == req->flag_values ||
-        NULL == req->am_hdrs) {
+    sreq->part_state = calloc(parts ? parts : 1, sizeof(uint64_t));
+    sreq->flag_values = calloc(parts ? parts : 1, sizeof(uint64_t));
+    sreq->am_hdrs = calloc(parts ? parts : 1, sizeof(*sreq->am_hdrs));
+    if (OMPI_SUCCESS != rc || NULL == sreq->part_state || NULL == sreq->flag_values ||
+        NULL == sreq->am_hdrs) {
         goto err;
     }
     if (MPI_PROC_NULL == dst) {
@@ -857,20 +913,20 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
         mca_part_ucx_send_hcopy_warm();
     }
     proc = ompi_comm_peer_lookup(comm, dst);
-    req->remote = mca_part_ucx_peer_get(proc);
-    if (NULL == req->remote) {
+    sreq->super.remote = mca_part_ucx_peer_get(proc);
+    if (NULL == sreq->super.remote) {
         rc = MPI_ERR_OTHER;
         goto err;
     }
 
     OPAL_THREAD_LOCK(&m->lock);
-    rc = mca_part_ucx_block_alloc(sizeof(uint64_t), &req->rtr_block);
+    rc = mca_part_ucx_block_alloc(sizeof(uint64_t), &sreq->rtr_block);
     OPAL_THREAD_UNLOCK(&m->lock);
     if (OMPI_SUCCESS != rc) {
         goto err;
     }
 
-    rkey = mca_part_ucx_block_rkey(&req->rtr_block, &rkey_len);
+    rkey = mca_part_ucx_block_rkey(&sreq->rtr_block, &rkey_len);
     if (rkey_len > MCA_PART_UCX_MAX_RKEY) {
         /* the receiver could not take it: fail here, never on the way */
         MCA_PART_UCX_ERROR("ready-to-receive key of %zu bytes, more than %d", rkey_len,
@@ -892,15 +948,15 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     msg->parts = parts;
     msg->total_bytes = req->total_bytes;
     msg->src_device = req->device;
-    msg->rtr_addr = (uint64_t) (uintptr_t) req->rtr_block.addr;
+    msg->rtr_addr = (uint64_t) (uintptr_t) sreq->rtr_block.addr;
     msg->rtr_rkey_len = (uint32_t) rkey_len;
     memcpy(msg->rtr_rkey, rkey, rkey_len);
-    req->ctrl_msg = msg;
+    sreq->super.ctrl_msg = msg;
 
     /* The setup record goes out now; the receiver answers through progress,
      * so this call stays local. */
-    rc = mca_part_ucx_ctrl_send_setup(req->remote, comm, msg, sizeof(*msg) + rkey_len,
-                                      &req->ctrl_op);
+    rc = mca_part_ucx_ctrl_send_setup(sreq->super.remote, comm, msg, sizeof(*msg) + rkey_len,
+                                      &sreq->super.ctrl_op);
     if (OMPI_SUCCESS != rc) {
         goto err;
     }
@@ -918,6 +974,7 @@ err:
 
 static void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
 {
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ucp_request_param_t param = {0};
     int w;
@@ -926,25 +983,27 @@ static void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
      * it had issued, whose callbacks name this request: a flush of every
      * endpoint completes only after all of them (their callbacks run
      * first), so none can outlive the request. */
-    for (w = 0; MCA_PART_UCX_SETUP_FAILED == req->setup && NULL != req->remote &&
+    for (w = 0; MCA_PART_UCX_SETUP_FAILED == req->setup && NULL != sreq->super.remote &&
                 w < m->num_workers; ++w) {
-        (void) mca_part_ucx_wait(m->workers[w], ucp_ep_flush_nbx(req->remote->eps[w], &param));
+        (void) mca_part_ucx_wait(m->workers[w],
+                                 ucp_ep_flush_nbx(sreq->super.remote->eps[w], &param));
     }
     OPAL_THREAD_LOCK(&m->lock);
-    mca_part_ucx_block_free(&req->rtr_block);
+    mca_part_ucx_block_free(&sreq->rtr_block);
     OPAL_THREAD_UNLOCK(&m->lock);
-    if (NULL != req->hcopy_dst) {
+    if (NULL != sreq->hcopy_dst) {
         /* a failed epoch may leave copies behind: they must not outlive the buffer */
-        for (; req->hcopy_head != req->hcopy_tail; ++req->hcopy_head) {
-            void *event = req->hcopy_runs[req->hcopy_head % req->parts].event;
+        for (; sreq->hcopy_head != sreq->hcopy_tail; ++sreq->hcopy_head) {
+            void *event = sreq->hcopy_runs[sreq->hcopy_head % req->parts].event;
             while (0 == mca_part_ucx_device()->event_query(event)) {
             }
             mca_part_ucx_device_event_put(event);
         }
-        mca_part_ucx_device_stream_put(req->hcopy_stream);
-        free(req->hcopy_runs);
+        mca_part_ucx_device_stream_put(sreq->hcopy_stream);
+        free(sreq->hcopy_runs);
     }
-    free((void *) req->part_state);
-    free(req->flag_values);
-    free(req->am_hdrs);
+    free((void *) sreq->part_state);
+    free(sreq->flag_values);
+    free(sreq->am_hdrs);
+    mca_part_ucx_p2p_release(&sreq->super);
 }
