@@ -26,6 +26,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include "opal/class/opal_free_list.h"
 #include "opal/class/opal_hash_table.h"
 #include "opal/class/opal_pointer_array.h"
 #include "opal/mca/base/mca_base_var_enum.h"
@@ -142,6 +143,7 @@ typedef struct mca_part_ucx_module_t {
     opal_hash_table_t setup_ahead;
     int comm_keyval;                    /* communicator attribute: its state goes at free */
     mca_part_ucx_link_t active;         /* requests the progress function polls */
+    opal_free_list_t op_ctx;            /* mca_part_ucx_op_ctx_get */
     opal_atomic_int32_t num_active;
     /* Whether UCX has a transport that does RMA by itself, to a peer of this
      * node (shared memory) and of another (RDMA); where it has none it
@@ -196,6 +198,11 @@ static inline void mca_part_ucx_link_remove(mca_part_ucx_link_t *item)
 /* part_ucx_context.c: the UCP context and its workers. */
 int mca_part_ucx_context_init(void);
 void mca_part_ucx_context_fini(void);
+/* What a completion callback of the data path needs (a few words), from
+ * a free list instead of malloc; any thread. NULL when out of memory. */
+#define MCA_PART_UCX_OP_CTX_WORDS 4
+void *mca_part_ucx_op_ctx_get(void);
+void mca_part_ucx_op_ctx_put(void *ctx);
 /* A message of help-part-ucx.txt, from any thread: once a process where
  * `shown` is given (the caller's flag), otherwise every time. */
 void mca_part_ucx_show_help(opal_atomic_int32_t *shown, const char *topic, ...);

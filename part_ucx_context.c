@@ -23,6 +23,14 @@
 
 #include "part_ucx.h"
 
+/* An item of the module's op_ctx free list. */
+typedef struct {
+    opal_free_list_item_t super;
+    uint64_t payload[MCA_PART_UCX_OP_CTX_WORDS];
+} mca_part_ucx_op_ctx_item_t;
+
+static OBJ_CLASS_INSTANCE(mca_part_ucx_op_ctx_item_t, opal_free_list_item_t, NULL, NULL);
+
 mca_part_ucx_module_t mca_part_ucx_module = {
     .params = {
         /* Above part/persist (priority 1) where UCX has a fast transport */
@@ -152,9 +160,34 @@ static int mca_part_ucx_workers_init(void)
     return OMPI_SUCCESS;
 }
 
+void *mca_part_ucx_op_ctx_get(void)
+{
+    mca_part_ucx_op_ctx_item_t *item =
+        (mca_part_ucx_op_ctx_item_t *) opal_free_list_get(&mca_part_ucx_module.op_ctx);
+
+    return (NULL == item) ? NULL : item->payload;
+}
+
+void mca_part_ucx_op_ctx_put(void *ctx)
+{
+    if (NULL != ctx) {
+        opal_free_list_return(&mca_part_ucx_module.op_ctx,
+                              &MCA_PART_UCX_CONTAINER(ctx, mca_part_ucx_op_ctx_item_t,
+                                                      payload)->super);
+    }
+}
+
 int mca_part_ucx_context_init(void)
 {
-    int rc = mca_part_ucx_ucp_init();
+    int rc;
+
+    OBJ_CONSTRUCT(&mca_part_ucx_module.op_ctx, opal_free_list_t);
+    rc = opal_free_list_init(&mca_part_ucx_module.op_ctx, sizeof(mca_part_ucx_op_ctx_item_t),
+                             opal_cache_line_size, OBJ_CLASS(mca_part_ucx_op_ctx_item_t), 0,
+                             opal_cache_line_size, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
+    if (OPAL_SUCCESS == rc) {
+        rc = mca_part_ucx_ucp_init();
+    }
 
     if (OMPI_SUCCESS == rc) {
         mca_part_ucx_scan_transports(&mca_part_ucx_module);
@@ -181,6 +214,7 @@ void mca_part_ucx_context_fini(void)
         ucp_cleanup(m->context);
         m->context = NULL;
     }
+    OBJ_DESTRUCT(&m->op_ctx);
 }
 
 /* opal_show_help's parser of help files is not reentrant, and messages of
