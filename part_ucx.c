@@ -18,6 +18,7 @@
 #include "part_ucx.h"
 #include "part_ucx_ctrl.h"
 #include "part_ucx_mem.h"
+#include "part_ucx_mpix.h"
 #include "part_ucx_request.h"
 #include "part_ucx_coll.h"
 
@@ -29,6 +30,14 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .part_start = mca_part_ucx_start,
         .part_pready = mca_part_ucx_pready,
         .part_parrived = mca_part_ucx_parrived,
+        .part_pbuf_prepare = mca_part_ucx_pbuf_prepare,
+        .part_prequest_create = mca_part_ucx_prequest_create,
+        .part_prequest_free = mca_part_ucx_prequest_free,
+        .part_pallreduce_init = mca_part_ucx_pallreduce_init,
+        .part_preduce_init = mca_part_ucx_preduce_init,
+        .part_pbcast_init = mca_part_ucx_pbcast_init,
+        .part_pallgather_init = mca_part_ucx_pallgather_init,
+        .part_palltoall_init = mca_part_ucx_palltoall_init,
     },
 };
 
