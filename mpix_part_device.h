@@ -10,7 +10,7 @@
 /*
  * Device bindings of part/ucx's partitioned communication: inline
  * __device__ functions on an MPIX_Prequest made by MPIX_Prequest_create()
- * (mpix_part.h), so applications need no relocatable device code. Names
+ * (<mpi-ext.h>), so applications need no relocatable device code. Names
  * and argument order follow NVIDIA's mpi-acx prototype where they overlap.
  *
  *   MPIX_Pready(partition, preq)          `threshold` calls a partition and epoch
