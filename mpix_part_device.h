@@ -10,7 +10,7 @@
 /*
  * Device bindings of part/ucx's partitioned communication: inline
  * __device__ functions on an MPIX_Prequest made by MPIX_Prequest_create()
- * (mpix_part.h), so applications need no relocatable device code. Names
+ * (<mpi-ext.h>), so applications need no relocatable device code. Names
  * and argument order follow NVIDIA's mpi-acx prototype where they overlap.
  *
  *   MPIX_Pready(partition, preq)          `threshold` calls a partition and epoch
@@ -63,6 +63,16 @@
 
 #define MPIX_PREQUEST_MAGIC 0x50524551u /* "PREQ" */
 
+/* The layout of struct mpix_prequest_s, which kernels read inline: a
+ * program passes the layout it was compiled with to MPIX_Prequest_create
+ * (MPIX_PREQUEST_LAYOUT of <mpi-ext.h>), and an Open MPI with another one
+ * fails the call. Any change of the struct takes a new number, here and
+ * in ompi/mpiext/part/c/mpiext_part_c.h. */
+#define MPIX_PART_DEVICE_LAYOUT 1
+#if defined(MPIX_PREQUEST_LAYOUT) && MPIX_PREQUEST_LAYOUT != MPIX_PART_DEVICE_LAYOUT
+#error "mpix_part_device.h and mpi-ext.h come from different Open MPI installs"
+#endif
+
 enum {
     MPIX_PREQUEST_SEND = 1,
     MPIX_PREQUEST_RECV = 2,
@@ -102,7 +112,8 @@ enum {
  * only in rtr_seen/rtr_poller and epoch_seen/epoch_poller (and by the
  * host's MPI_Start in epoch_seen, after an epoch it readied itself). */
 struct mpix_prequest_s {
-    uint32_t magic;
+    uint32_t magic;                 /* MPIX_PREQUEST_MAGIC */
+    uint32_t layout;                /* MPIX_PART_DEVICE_LAYOUT */
     uint32_t kind;                  /* MPIX_PREQUEST_SEND, _RECV or _COLL */
     uint32_t mechanism;
     uint32_t parts;                 /* this side's partitions */

@@ -18,6 +18,7 @@
 #include "part_ucx.h"
 #include "part_ucx_ctrl.h"
 #include "part_ucx_mem.h"
+#include "part_ucx_mpix.h"
 #include "part_ucx_request.h"
 #include "part_ucx_devreq.h"
 
@@ -44,6 +45,14 @@ int mca_part_ucx_module_init(const mca_base_component_t *version, bool enable_mp
     m->super.part_start = mca_part_ucx_start;
     m->super.part_pready = mca_part_ucx_pready;
     m->super.part_parrived = mca_part_ucx_parrived;
+    m->super.part_pbuf_prepare = mca_part_ucx_pbuf_prepare;
+    m->super.part_prequest_create = mca_part_ucx_prequest_create;
+    m->super.part_prequest_free = mca_part_ucx_prequest_free;
+    m->super.part_pallreduce_init = mca_part_ucx_pallreduce_init;
+    m->super.part_preduce_init = mca_part_ucx_preduce_init;
+    m->super.part_pbcast_init = mca_part_ucx_pbcast_init;
+    m->super.part_pallgather_init = mca_part_ucx_pallgather_init;
+    m->super.part_palltoall_init = mca_part_ucx_palltoall_init;
     m->version = version;
     m->num_workers = m->params.num_workers;
     OBJ_CONSTRUCT(&m->lock, opal_recursive_mutex_t);

@@ -8,8 +8,9 @@
  */
 
 /*
- * MPIX_ entry points of the partitioned collectives: argument checks, the
- * collective request, and the builder that fills its schedule.
+ * The partitioned collectives' entries of the module (MPIX_Pallreduce_init
+ * and the others, whose bindings are in ompi/mpiext/part): argument
+ * checks, the collective request, and the builder that fills its schedule.
  */
 
 #include "ompi_config.h"
@@ -17,15 +18,13 @@
 #include "opal/mca/timer/base/base.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
-#include "ompi/errhandler/errhandler.h"
 #include "ompi/info/info.h"
-#include "ompi/runtime/params.h"
 #include "opal/util/show_help.h"
 
-#include "mpix_part.h"
 #include "part_ucx.h"
 #include "part_ucx_coll.h"
 #include "part_ucx_memtype.h"
+#include "part_ucx_mpix.h"
 
 typedef enum {
     MCA_PART_UCX_ALLREDUCE,
@@ -403,14 +402,13 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     return MPI_SUCCESS;
 }
 
-/* Every MPIX_P*_init: check, agree, build, and report through the
- * communicator's error handler (MPI_COMM_WORLD's where the communicator is
- * unusable). */
+/* Every MPIX_P*_init: check, agree, build; the binding reports the error
+ * class returned. */
 static int mca_part_ucx_coll_entry(mca_part_ucx_coll_kind_t kind, const void *sendbuf,
                                    void *recvbuf, int partitions, int count,
                                    ompi_datatype_t *dtype, ompi_op_t *op, int root,
                                    ompi_communicator_t *comm, ompi_info_t *info,
-                                   ompi_request_t **request, const char *name)
+                                   ompi_request_t **request)
 {
     int rc;
 
@@ -425,47 +423,47 @@ static int mca_part_ucx_coll_entry(mca_part_ucx_coll_kind_t kind, const void *se
         rc = mca_part_ucx_coll_init(kind, sendbuf, recvbuf, partitions, count, dtype, op, root,
                                     comm, info, request, rc);
     }
-    OMPI_ERRHANDLER_RETURN(rc, (MPI_SUCCESS == rc || ompi_comm_invalid(comm)) ?
-                                   &ompi_mpi_comm_world.comm : comm,
-                           rc, name);
+    return rc;
 }
 
-OMPI_DECLSPEC int MPIX_Pallreduce_init(const void *sendbuf, void *recvbuf, int partitions,
-                                       int count, MPI_Datatype datatype, MPI_Op op,
-                                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int mca_part_ucx_pallreduce_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                                 ompi_datatype_t *datatype, ompi_op_t *op,
+                                 ompi_communicator_t *comm, ompi_info_t *info,
+                                 ompi_request_t **request)
 {
     return mca_part_ucx_coll_entry(MCA_PART_UCX_ALLREDUCE, sendbuf, recvbuf, partitions, count,
-                                   datatype, op, 0, comm, info, request, "MPIX_Pallreduce_init");
+                                   datatype, op, 0, comm, info, request);
 }
 
-OMPI_DECLSPEC int MPIX_Preduce_init(const void *sendbuf, void *recvbuf, int partitions, int count,
-                                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                                    MPI_Info info, MPI_Request *request)
+int mca_part_ucx_preduce_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                              ompi_datatype_t *datatype, ompi_op_t *op, int root,
+                              ompi_communicator_t *comm, ompi_info_t *info,
+                              ompi_request_t **request)
 {
     return mca_part_ucx_coll_entry(MCA_PART_UCX_REDUCE, sendbuf, recvbuf, partitions, count,
-                                   datatype, op, root, comm, info, request, "MPIX_Preduce_init");
+                                   datatype, op, root, comm, info, request);
 }
 
-OMPI_DECLSPEC int MPIX_Pbcast_init(void *buffer, int partitions, int count,
-                                   MPI_Datatype datatype, int root, MPI_Comm comm,
-                                   MPI_Info info, MPI_Request *request)
+int mca_part_ucx_pbcast_init(void *buffer, int partitions, int count, ompi_datatype_t *datatype,
+                             int root, ompi_communicator_t *comm, ompi_info_t *info,
+                             ompi_request_t **request)
 {
     return mca_part_ucx_coll_entry(MCA_PART_UCX_BCAST, NULL, buffer, partitions, count, datatype,
-                                   NULL, root, comm, info, request, "MPIX_Pbcast_init");
+                                   NULL, root, comm, info, request);
 }
 
-OMPI_DECLSPEC int MPIX_Pallgather_init(const void *sendbuf, void *recvbuf, int partitions,
-                                       int count, MPI_Datatype datatype, MPI_Comm comm,
-                                       MPI_Info info, MPI_Request *request)
+int mca_part_ucx_pallgather_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                                 ompi_datatype_t *datatype, ompi_communicator_t *comm,
+                                 ompi_info_t *info, ompi_request_t **request)
 {
     return mca_part_ucx_coll_entry(MCA_PART_UCX_ALLGATHER, sendbuf, recvbuf, partitions, count,
-                                   datatype, NULL, 0, comm, info, request, "MPIX_Pallgather_init");
+                                   datatype, NULL, 0, comm, info, request);
 }
 
-OMPI_DECLSPEC int MPIX_Palltoall_init(const void *sendbuf, void *recvbuf, int partitions,
-                                      int count, MPI_Datatype datatype, MPI_Comm comm,
-                                      MPI_Info info, MPI_Request *request)
+int mca_part_ucx_palltoall_init(const void *sendbuf, void *recvbuf, int partitions, int count,
+                                ompi_datatype_t *datatype, ompi_communicator_t *comm,
+                                ompi_info_t *info, ompi_request_t **request)
 {
     return mca_part_ucx_coll_entry(MCA_PART_UCX_ALLTOALL, sendbuf, recvbuf, partitions, count,
-                                   datatype, NULL, 0, comm, info, request, "MPIX_Palltoall_init");
+                                   datatype, NULL, 0, comm, info, request);
 }

@@ -29,18 +29,18 @@
 #include "opal/class/opal_hash_table.h"
 #include "opal/util/info.h"
 #include "opal/util/show_help.h"
-#include "ompi/errhandler/errhandler.h"
 #include "ompi/info/info.h"
 #include "ompi/runtime/params.h"
 
 #include <string.h>
 
-#include "mpix_part.h"
+#include "ompi/mpiext/part/c/mpiext_part_c.h"
 #include "mpix_part_device.h"
 #include "part_ucx.h"
 #include "part_ucx_request.h"
 #include "part_ucx_devreq.h"
 #include "part_ucx_device_plugin.h"
+#include "part_ucx_mpix.h"
 
 struct mca_part_ucx_dev_t {
     struct mpix_prequest_s host;    /* what the device copy holds */
@@ -504,6 +504,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         return MPI_ERR_NO_MEM;
     }
     d->host.magic = MPIX_PREQUEST_MAGIC;
+    d->host.layout = MPIX_PART_DEVICE_LAYOUT;
     /* A collective's kernels both mark partitions and see results done. */
     d->host.kind = coll ? MPIX_PREQUEST_COLL : send ? MPIX_PREQUEST_SEND : MPIX_PREQUEST_RECV;
     d->host.mechanism = MPIX_PREQUEST_PROGRESS;
@@ -604,20 +605,24 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     return MPI_SUCCESS;
 }
 
-OMPI_DECLSPEC int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *preq)
+/* MPIX_Prequest_create (the module's part_prequest_create; the binding is
+ * in ompi/mpiext/part): `layout`, that of the program's headers, must be
+ * ours, or its kernels would read fields where they are not. */
+int mca_part_ucx_prequest_create(ompi_request_t *request, int layout, MPIX_Prequest *preq)
 {
-    static const char FUNC_NAME[] = "MPIX_Prequest_create";
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
-    ompi_communicator_t *comm = &ompi_mpi_comm_world.comm;
     int rc = MPI_SUCCESS;
 
-    if (NULL == preq) {
+    if (MPIX_PART_DEVICE_LAYOUT != layout) {
+        opal_show_help("help-part-ucx.txt", "prequest layout", true, layout,
+                       MPIX_PART_DEVICE_LAYOUT);
+        rc = MPI_ERR_UNSUPPORTED_OPERATION;
+    } else if (NULL == preq) {
         rc = MPI_ERR_ARG;
     } else if (MPI_REQUEST_NULL == request || OMPI_REQUEST_PART != request->req_type ||
                mca_part_ucx_start != request->req_start) {
         rc = MPI_ERR_REQUEST;
     } else {
-        comm = req->comm;
         /* After MPI_Start of the first epoch, once per request. */
         if (OMPI_REQUEST_ACTIVE != request->req_state || NULL != req->dev) {
             rc = MPI_ERR_REQUEST;
@@ -625,14 +630,14 @@ OMPI_DECLSPEC int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *preq)
             rc = mca_part_ucx_dev_create(req, preq);
         }
     }
-    OMPI_ERRHANDLER_RETURN(rc, comm, rc, FUNC_NAME);
+    return rc;
 }
 
-OMPI_DECLSPEC int MPIX_Prequest_free(MPIX_Prequest *preq)
+/* MPIX_Prequest_free (the module's part_prequest_free): *request is the
+ * request a known handle belongs to, whose communicator reports an error. */
+int mca_part_ucx_prequest_free(MPIX_Prequest *preq, ompi_request_t **request)
 {
-    static const char FUNC_NAME[] = "MPIX_Prequest_free";
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
-    ompi_communicator_t *comm = &ompi_mpi_comm_world.comm;
     mca_part_ucx_request_t *req = NULL;
     struct mca_part_ucx_dev_t *d = NULL;
     void *value = NULL;
@@ -645,7 +650,7 @@ OMPI_DECLSPEC int MPIX_Prequest_free(MPIX_Prequest *preq)
                                                              (uint64_t) (uintptr_t) *preq,
                                                              &value)) {
             req = value;
-            comm = req->comm;
+            *request = &req->super;
             /* In an active epoch kernels may still mark partitions (never
              * to be sent) and write its memory. */
             if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
@@ -658,7 +663,7 @@ OMPI_DECLSPEC int MPIX_Prequest_free(MPIX_Prequest *preq)
         OPAL_THREAD_UNLOCK(&m->lock);
     }
     if (MPI_SUCCESS != rc) {
-        return OMPI_ERRHANDLER_INVOKE(comm, rc, FUNC_NAME);
+        return rc;
     }
     mca_part_ucx_dev_destroy(req, d);
     *preq = NULL;

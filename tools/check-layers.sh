@@ -21,8 +21,7 @@ layers=(
     part_ucx_devreq      # device requests (MPIX_Prequest_create)
     part_ucx_coll        # collectives: the schedule engine
     part_ucx_schedule    #   the schedule builders
-    part_ucx_coll_mpix   #   MPIX_P*_init
-    part_ucx_mpix        # public entry points: MPIX_Pbuf_prepare
+    part_ucx_coll_mpix   #   MPIX_P*_init of the module (the bindings: ompi/mpiext/part)
     part_ucx             # the module: lifecycle, progress, framework entries
     part_ucx_component   # the MCA component: parameters, open, init
 )

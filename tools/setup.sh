@@ -155,24 +155,34 @@ unpack_ompi() {
 
 OMPI_TREE=$PART_UCX_WORK/openmpi-$OMPI_VERSION
 COMPONENT_DIR=$OMPI_TREE/ompi/mca/part/ucx
+# The MPI extension of the MPIX_ bindings (mpiext/part of this repository).
+MPIEXT_DIR=$OMPI_TREE/ompi/mpiext/part
 
-# Copy the component into the Open MPI tree; only files whose content
-# changed get a new time stamp, so make rebuilds just those.
+# Copy the component and the MPI extension into the Open MPI tree; only
+# files whose content changed get a new time stamp, so make rebuilds just
+# those.
 sync_component() {
     mkdir -p "$COMPONENT_DIR"
-    local f
+    local f rel
     for f in "$PART_UCX_SRC"/configure.m4 "$PART_UCX_SRC"/Makefile.am \
              "$PART_UCX_SRC"/*.[ch] "$PART_UCX_SRC"/*.cu "$PART_UCX_SRC"/*.txt; do
         [ -e "$f" ] || continue
         cmp -s "$f" "$COMPONENT_DIR/$(basename "$f")" || cp "$f" "$COMPONENT_DIR/"
     done
+    (cd "$PART_UCX_SRC/mpiext/part" && find . -type f) | while read -r rel; do
+        mkdir -p "$(dirname "$MPIEXT_DIR/$rel")"
+        cmp -s "$PART_UCX_SRC/mpiext/part/$rel" "$MPIEXT_DIR/$rel" ||
+            cp "$PART_UCX_SRC/mpiext/part/$rel" "$MPIEXT_DIR/$rel"
+    done
 }
 
-# autogen + configure depend on configure.m4 only: Makefile.am edits are
-# picked up by automake's own rebuild rules.
+# autogen + configure depend on the configure.m4 files only (the
+# component's and the extension's): Makefile.am edits are picked up by
+# automake's own rebuild rules.
 configure_ompi() {
     local want
-    want=$(sha256sum "$PART_UCX_SRC/configure.m4" | cut -c1-16)
+    want=$(cat "$PART_UCX_SRC/configure.m4" "$PART_UCX_SRC/mpiext/part/configure.m4" |
+           sha256sum | cut -c1-16)
     [ "$(cat "$PART_UCX_WORK/ompi-configure.done" 2>/dev/null)" = "$want" ] && return 0
     rm -f "$PART_UCX_WORK/ompi-configure.done" "$PART_UCX_WORK/ompi-install.done"
     phase "Open MPI autogen.pl (finds ompi/mca/part/ucx)"
@@ -182,6 +192,8 @@ configure_ompi() {
         --with-ucx='$PART_UCX_PREFIX' $(ompi_configure_flags | xargs)"
     grep -q "part:ucx" "$OMPI_TREE/config.log" ||
         die "Open MPI's configure did not pick up the part/ucx component (see $LOG/ompi-configure.log)."
+    grep -q "OMPI_HAVE_MPI_EXT_PART 1" "$OMPI_TREE/ompi/include/mpi-ext.h" ||
+        die "Open MPI's configure did not pick up the MPI extension part (see $LOG/ompi-configure.log)."
     mark ompi-configure "$want"
 }
 
@@ -193,16 +205,17 @@ build_ompi() {
     mark ompi-install
 }
 
-# Rebuild only the component, relink libmpi (the component lives in it) and
-# reinstall both.
+# Rebuild only the component and the extension, relink libmpi (both live
+# in it) and reinstall them.
 build_component() {
     phase "building part/ucx"
-    step component-make make -C "$COMPONENT_DIR" -j"$JOBS"
+    step component-make bash -c "make -C '$COMPONENT_DIR' -j'$JOBS' &&
+        make -C '$MPIEXT_DIR/c' -j'$JOBS'"
     # shown, not fatal: tools/test.sh's build:component-warnings fails on them
     grep 'warning:' "$LOG/component-make.log" | sed 's/^/setup: /' >&2 || true
     step component-libmpi make -C "$OMPI_TREE/ompi" -j"$JOBS" libmpi.la
     step component-install bash -c "make -C '$COMPONENT_DIR' install &&
-        make -C '$OMPI_TREE/ompi' install-libLTLIBRARIES"
+        make -C '$MPIEXT_DIR/c' install && make -C '$OMPI_TREE/ompi' install-libLTLIBRARIES"
 }
 
 # Render docs/NAME.S.rst into the prefix's manS/NAME.S with rst2man. A page

@@ -190,12 +190,17 @@ check_ompi_info_levels() {
 check_libmpi_deps() {
     ! readelf -d "$PREFIX/lib/libmpi.so" | grep -E 'NEEDED.*(cudart|libcuda)' ||
         { echo "libmpi needs the CUDA runtime"; return 1; }
-    local f
-    for f in MPIX_Pbuf_prepare MPIX_Prequest_create MPIX_Prequest_free MPIX_Pallreduce_init \
-             MPIX_Preduce_init MPIX_Pbcast_init MPIX_Pallgather_init MPIX_Palltoall_init; do
-        [ "$(nm -D "$PREFIX/lib/libmpi.so" | grep -c " T $f\$")" = 1 ] ||
-            { echo "$f not exported by libmpi"; return 1; }
+    # The MPI extension part: PMPIX_ defined, MPIX_ defined or a weak alias.
+    local f syms
+    syms=$(nm -D "$PREFIX/lib/libmpi.so")
+    for f in MPIX_Pbuf_prepare MPIX_Pbuf_prepareall MPIX_Prequest_create_layout \
+             MPIX_Prequest_free MPIX_Pallreduce_init MPIX_Preduce_init MPIX_Pbcast_init \
+             MPIX_Pallgather_init MPIX_Palltoall_init; do
+        [ "$(grep -c " [TW] $f\$" <<<"$syms")" = 1 ] || { echo "$f not exported by libmpi"; return 1; }
+        [ "$(grep -c " T P$f\$" <<<"$syms")" = 1 ] || { echo "P$f not exported by libmpi"; return 1; }
     done
+    grep -q "^#define OMPI_HAVE_MPI_EXT_PART 1" "$PREFIX/include/mpi-ext.h" ||
+        { echo "mpi-ext.h does not declare the MPI extension part"; return 1; }
     [ -e "$PREFIX/include/mpix_part_device.h" ] || { echo "mpix_part_device.h not installed"; return 1; }
 }
 
@@ -209,7 +214,7 @@ check_man_pages() {
     [ -d "$man" ] || { echo "no $man: a bundle (skip)"; return 0; }
     ours=$(grep -rhoE --include='*.h' --exclude-dir=tests --exclude-dir=bench \
                --exclude-dir=examples --exclude-dir=.git '\bMPIX_[A-Za-z_]+' "$PART_UCX_SRC" | sort -u)
-    names=$(nm -D "$PREFIX/lib/libmpi.so" | awk '$2 == "T" && $3 ~ /^MPIX_/ { print $3 }' |
+    names=$(nm -D "$PREFIX/lib/libmpi.so" | awk '$2 ~ /^[TW]$/ && $3 ~ /^MPIX_/ { print $3 }' |
             grep -xF "$ours")
     names+=" $(grep -hoE '__device__ static inline int MPIX_[A-Za-z_]+' \
                    "$PREFIX/include/mpix_part_device.h" | awk '{ print $5 }')"

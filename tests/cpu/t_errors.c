@@ -13,6 +13,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* errors without a handle (MPI_REQUEST_NULL, an unknown device
+     * request) go to MPI_COMM_SELF's handler with mpi_compat_mpi3 0 */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 
     /* Local argument checks. */
     T_EXPECT(MPI_Precv_init(rbuf, 4, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,

@@ -156,6 +156,7 @@ int main(int argc, char **argv)
     MPIX_Prequest preq[2] = {NULL, NULL};
     if (errors) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN); /* MPI_REQUEST_NULL */
         for (int i = 0; i < 2; ++i) {
             int cls = err_class(MPIX_Prequest_create(req[i], &preq[i]));
             T_CHECK(MPI_ERR_REQUEST == cls, "create on unstarted %s request: class %d",

@@ -508,6 +508,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* errors without a handle (a device request already freed) */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     c.n = c.parts * c.per;
     c.host.resize(c.n + GUARD);
     CUDA(cudaMalloc(&c.sbuf, c.n * sizeof(int32_t)));
