@@ -49,7 +49,8 @@ ompi_configure_flags() {
 # The version of the UCX whose headers are under $1/include, "" if none.
 ucx_version_at() {
     local h=$1/include/ucp/api/ucp_version.h
-    [ -r "$h" ] && awk '/#define UCP_API_MAJOR/ {M=$3} /#define UCP_API_MINOR/ {m=$3}
+    [ -r "$h" ] || return 0
+    awk '/#define UCP_API_MAJOR/ {M=$3} /#define UCP_API_MINOR/ {m=$3}
         END {if (M != "") printf "%d.%d", M, m}' "$h"
 }
 
