@@ -13,6 +13,7 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/printf.h"
 #include "opal/util/proc.h"
+#include "ompi/instance/instance.h"
 #include "ompi/proc/proc.h"
 #include "opal/util/show_help.h"
 
@@ -26,6 +27,7 @@ static mca_part_base_module_t *
 mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
                             bool enable_mpi_threads);
 static int mca_part_ucx_component_fini(void);
+static void mca_part_ucx_instance_fini(void *arg);
 
 mca_part_ucx_component_t mca_part_ucx_component = {
     .super = {
@@ -304,10 +306,24 @@ mca_part_ucx_component_init(int *priority, bool enable_progress_threads,
     }
 
     opal_progress_register(mca_part_ucx_progress);
+    ompi_mpi_instance_append_finalize(mca_part_ucx_instance_fini);
     *priority = mca_part_ucx_priority();
     MCA_PART_UCX_VERBOSE(1, "initialized with %d worker(s), priority %d",
                          mca_part_ucx_module.num_workers, *priority);
     return &mca_part_ucx_module.super;
+}
+
+/* Open MPI 5.0 calls partm_finalize only on the part components it does
+ * not select, so the selected one registers it among MPI_Finalize's
+ * cleanups, which run while the CUDA driver still does: UCX's workers
+ * would otherwise outlive MPI_Finalize, and UCX 1.22 would close the CUDA
+ * IPC mappings they cached from its library destructors at exit, after the
+ * driver has shut down (cuda_ctx.c: CUDA_ERROR_DEINITIALIZED). A second
+ * call does nothing. */
+static void mca_part_ucx_instance_fini(void *arg)
+{
+    (void) arg;
+    (void) mca_part_ucx_component_fini();
 }
 
 static int mca_part_ucx_component_fini(void)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Pack the installed prefix, plus the shared libraries it needs that a GPU
-# node without a package registry may lack, into one tarball:
+# Pack the installed prefix (UCX from the wheel included), plus the shared
+# libraries it needs that a GPU node without a package registry may lack,
+# into one tarball:
 #   tools/bundle.sh [OUT.tar.xz]
 # On the node: mkdir -p DIR && tar -xJf OUT.tar.xz -C DIR && . DIR/part-ucx/env.sh
 # (env.sh sets OPAL_PREFIX, so DIR may be anywhere).
@@ -17,6 +18,15 @@ dest=$stage/part-ucx
 mkdir -p "$dest"
 # Documentation and man pages stay behind; everything else travels.
 tar -C "$PART_UCX_PREFIX" --exclude=./share/doc --exclude=./share/man -cf - . | tar -C "$dest" -xf -
+# A site's UCX (PART_UCX_UCX_PREFIX) travels too: its libraries, and its
+# transport modules in lib/ucx/, where UCX looks for them next to libucs.
+if [ -n "$PART_UCX_UCX_PREFIX" ]; then
+    mkdir -p "$dest/lib/ucx"
+    cp -a "$PART_UCX_UCX_PREFIX"/lib/libuc[mpst]*.so* "$dest/lib/"
+    if [ -d "$PART_UCX_UCX_PREFIX/lib/ucx" ]; then
+        cp -a "$PART_UCX_UCX_PREFIX/lib/ucx/." "$dest/lib/ucx/"
+    fi
+fi
 
 # Libraries every glibc-based distribution has (Ubuntu 24.04 included), or
 # the node's driver brings. libxml2 (hwloc's XML export) comes with its ICU
@@ -26,7 +36,7 @@ find "$dest" -type f \( -name '*.so*' -o -perm -u+x \) | while read -r f; do
     file -b "$f" | grep -q ELF || continue
     ldd "$f" 2>/dev/null | awk '/=> \// {print $1, $3}'
 done | sort -u | while read -r name path; do
-    [[ "$path" == "$PART_UCX_PREFIX"/* ]] && continue
+    [[ "$path" == "$PART_UCX_PREFIX"/* || "$path" == "$dest"/* ]] && continue
     [[ "$name" =~ $system ]] && continue
     [[ "$path" == /usr/local/cuda* ]] && continue
     [ -e "$dest/lib/$name" ] || cp -L "$path" "$dest/lib/$name"

@@ -6,9 +6,23 @@ PART_UCX_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OMPI_VERSION=5.0.7
 OMPI_DEBIAN_VERSION=5.0.7-1
 OMPI_SUITE=trixie
-UCX_VERSION=1.13.1
-UCX_DEBIAN_VERSION=1.13.1-1
-UCX_SUITE=bookworm
+# UCX: PyPI's libucx-cu13 wheel (UCX built by NVIDIA with CUDA 13, with its
+# headers, pkg-config files and device API headers), pinned by its hash; or
+# the UCX >= 1.21 a site names in PART_UCX_UCX_PREFIX.
+UCX_VERSION=1.22.0
+UCX_MIN_VERSION=1.21
+case "$(uname -m)" in
+    x86_64)
+        UCX_WHEEL=libucx_cu13-$UCX_VERSION-py3-none-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl
+        UCX_WHEEL_URL=https://files.pythonhosted.org/packages/ad/09/515495d5eb74fe01d6395b3f4331c801964d2a68877f4e96343cdbe2edbf/$UCX_WHEEL
+        UCX_WHEEL_SHA256=c6e0aaa82dc6e49dc3ddaac465b530e014f48b6c1c6b5ae74fbdd199d824351b ;;
+    aarch64)
+        UCX_WHEEL=libucx_cu13-$UCX_VERSION-py3-none-manylinux_2_24_aarch64.manylinux_2_28_aarch64.whl
+        UCX_WHEEL_URL=https://files.pythonhosted.org/packages/ff/bb/ca204fc163fa172b9cdf960b50b51999eeadffee7b6a840ffd0b8c215b0c/$UCX_WHEEL
+        UCX_WHEEL_SHA256=e9699f91804388ebc8b983c24e5bd8493eed769536fd6f93db523d2eb8f26f9a ;;
+    *)  UCX_WHEEL= UCX_WHEEL_URL= UCX_WHEEL_SHA256= ;;
+esac
+PART_UCX_UCX_PREFIX=${PART_UCX_UCX_PREFIX:-}
 
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 # PART_UCX_CUDA: auto (use CUDA when $CUDA_HOME exists), yes (required), no.
@@ -21,12 +35,6 @@ esac
 
 PART_UCX_CACHE=${PART_UCX_CACHE:-$HOME/.cache/part-ucx}
 
-ucx_configure_flags() {
-    echo --enable-mt --disable-static --enable-shared --without-go --without-java \
-         --disable-doxygen-doc --without-rocm --without-knem --without-xpmem --without-gdrcopy --without-fuse3
-    if [ "$part_ucx_use_cuda" = yes ]; then echo --with-cuda="$CUDA_HOME"; else echo --without-cuda; fi
-}
-
 ompi_configure_flags() {
     echo --disable-mpi-fortran --disable-oshmem --disable-io-romio \
          --with-pmix=internal --with-prrte=internal --with-hwloc=internal \
@@ -38,15 +46,28 @@ ompi_configure_flags() {
     fi
 }
 
+# The version of the UCX whose headers are under $1/include, "" if none.
+ucx_version_at() {
+    local h=$1/include/ucp/api/ucp_version.h
+    [ -r "$h" ] || return 0
+    awk '/#define UCP_API_MAJOR/ {M=$3} /#define UCP_API_MINOR/ {m=$3}
+        END {if (M != "") printf "%d.%d", M, m}' "$h"
+}
+
 # The key names everything the dependency build depends on: versions,
-# patches, flags. The component's configure.m4 is keyed separately (stamp of
-# the Open MPI autogen stage), so editing it does not rebuild UCX.
+# the UCX used, patches, flags. The component's configure.m4 is keyed
+# separately (stamp of the Open MPI autogen stage): editing it configures
+# the same build tree again instead of starting a new one.
 part_ucx_deps_key() {
     {
-        echo "ompi $OMPI_DEBIAN_VERSION $OMPI_SUITE ucx $UCX_DEBIAN_VERSION $UCX_SUITE"
-        ucx_configure_flags
+        echo "ompi $OMPI_DEBIAN_VERSION $OMPI_SUITE"
+        if [ -n "$PART_UCX_UCX_PREFIX" ]; then
+            echo "ucx at $PART_UCX_UCX_PREFIX $(ucx_version_at "$PART_UCX_UCX_PREFIX")"
+        else
+            echo "ucx wheel $UCX_WHEEL_SHA256"
+        fi
         ompi_configure_flags
-        cat "$PART_UCX_SRC"/ucx-patches/*.patch "$PART_UCX_SRC"/ompi-patches/*.patch 2>/dev/null
+        cat "$PART_UCX_SRC"/ompi-patches/*.patch 2>/dev/null
         sed -n '/^# --- dependency stages ---$/,/^# --- end dependency stages ---$/p' "$PART_UCX_SRC/tools/setup.sh"
     } | sha256sum | cut -c1-16
 }

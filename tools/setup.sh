@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fetch Open MPI and UCX sources with apt-get source, patch and build UCX,
-# build Open MPI with this repository as ompi/mca/part/ucx, install both into
-# one prefix. Stages are cached (see tools/common.sh for the key); a stage is
+# Fetch Open MPI's sources with apt-get source and UCX as PyPI's libucx-cu13
+# wheel (or use the site's UCX named by PART_UCX_UCX_PREFIX), build Open MPI
+# with this repository as ompi/mca/part/ucx, install both into one prefix. Stages are cached (see tools/common.sh for the key); a stage is
 # complete only once its stamp exists, so an interrupted run resumes.
 #
 #   tools/setup.sh            build what is missing, then the component
@@ -40,15 +40,16 @@ check_host() {
         die "CUDA was requested (PART_UCX_CUDA=yes) but $CUDA_HOME/bin/nvcc is missing."
     fi
     local missing=()
-    for tool in autoconf automake libtoolize flex make gcc g++ perl patch xz; do
+    for tool in autoconf automake libtoolize flex make gcc g++ perl patch xz curl unzip patchelf; do
         command -v "$tool" >/dev/null || missing+=("$tool")
     done
     if [ ${#missing[@]} -gt 0 ]; then
         command -v apt-get >/dev/null && [ "$(id -u)" = 0 ] ||
-            die "missing build tools (${missing[*]}); install autoconf automake libtool flex."
+            die "missing build tools (${missing[*]}); install autoconf automake libtool flex curl unzip patchelf."
         phase "installing build tools: ${missing[*]}"
         step apt-install bash -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
-            autoconf automake libtool flex make gcc g++ perl patch xz-utils pkg-config'
+            autoconf automake libtool flex make gcc g++ perl patch xz-utils pkg-config \
+            curl ca-certificates unzip patchelf'
     fi
 }
 
@@ -76,14 +77,11 @@ check_doc_tools() {
 # untouched.
 fetch_sources() {
     local dl=$PART_UCX_CACHE/sources apt=$PART_UCX_CACHE/apt
-    local tarballs="openmpi_$OMPI_VERSION.orig.tar.xz ucx_$UCX_VERSION.orig.tar.xz"
-    local have=yes f
-    for f in $tarballs; do [ -s "$dl/$f" ] || have=no; done
-    [ -s "$dl/verified" ] && [ $have = yes ] && return 0
+    local tarball=openmpi_$OMPI_VERSION.orig.tar.xz
+    [ -s "$dl/verified" ] && [ -s "$dl/$tarball" ] && return 0
     mkdir -p "$dl" "$apt/lists/partial" "$apt/archives/partial"
     cat > "$apt/sources.list" <<EOF
 deb-src http://deb.debian.org/debian $OMPI_SUITE main
-deb-src http://deb.debian.org/debian $UCX_SUITE main
 EOF
     local o=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
              -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt"
@@ -91,48 +89,88 @@ EOF
     phase "fetching sources with apt-get source"
     apt-get "${o[@]}" update >"$LOG/apt-update.log" 2>&1 ||
         die "apt-get update failed for the deb-src entries (see $LOG/apt-update.log)."
-    (cd "$dl" && apt-get "${o[@]}" source --download-only \
-        "openmpi=$OMPI_DEBIAN_VERSION" "ucx=$UCX_DEBIAN_VERSION") >"$LOG/apt-source.log" 2>&1 ||
-        die "apt-get source could not fetch openmpi $OMPI_DEBIAN_VERSION ($OMPI_SUITE) and ucx $UCX_DEBIAN_VERSION ($UCX_SUITE) (see $LOG/apt-source.log)."
-    for f in $tarballs; do
-        [ -s "$dl/$f" ] || die "apt-get source did not deliver $f: wrong version in the archive?"
-    done
+    (cd "$dl" && apt-get "${o[@]}" source --download-only "openmpi=$OMPI_DEBIAN_VERSION") \
+        >"$LOG/apt-source.log" 2>&1 ||
+        die "apt-get source could not fetch openmpi $OMPI_DEBIAN_VERSION ($OMPI_SUITE) (see $LOG/apt-source.log)."
+    [ -s "$dl/$tarball" ] || die "apt-get source did not deliver $tarball: wrong version in the archive?"
     local v
-    v=$(tar -xOf "$dl/openmpi_$OMPI_VERSION.orig.tar.xz" "openmpi-$OMPI_VERSION/VERSION" |
+    v=$(tar -xOf "$dl/$tarball" "openmpi-$OMPI_VERSION/VERSION" |
         awk -F= '/^(major|minor|release)=/ {printf "%s.", $2}')
     [ "${v%.}" = "$OMPI_VERSION" ] || die "got Open MPI ${v%.}, expected $OMPI_VERSION."
-    tar -tf "$dl/ucx_$UCX_VERSION.orig.tar.xz" "ucx-$UCX_VERSION/configure.ac" >/dev/null 2>&1 ||
-        die "the UCX tarball is not UCX $UCX_VERSION."
-    echo "openmpi $OMPI_DEBIAN_VERSION ucx $UCX_DEBIAN_VERSION" > "$dl/verified"
+    echo "openmpi $OMPI_DEBIAN_VERSION" > "$dl/verified"
 }
 
-build_ucx() {
+# UCX comes built: the libucx-cu13 wheel from PyPI, checked against its
+# pinned hash, or the site's own UCX (PART_UCX_UCX_PREFIX).
+fetch_ucx() {
+    if [ -n "$PART_UCX_UCX_PREFIX" ]; then
+        local v
+        v=$(ucx_version_at "$PART_UCX_UCX_PREFIX")
+        [ -n "$v" ] || die "PART_UCX_UCX_PREFIX=$PART_UCX_UCX_PREFIX has no include/ucp/api/ucp_version.h."
+        printf '%s\n%s\n' "$UCX_MIN_VERSION" "$v" | sort -V -C ||
+            die "the UCX in $PART_UCX_UCX_PREFIX is $v; part/ucx needs UCX >= $UCX_MIN_VERSION."
+        return 0
+    fi
+    [ -n "$UCX_WHEEL" ] ||
+        die "no libucx-cu13 wheel for $(uname -m); name a UCX >= $UCX_MIN_VERSION in PART_UCX_UCX_PREFIX."
+    local whl=$PART_UCX_CACHE/sources/$UCX_WHEEL
+    echo "$UCX_WHEEL_SHA256  $whl" | sha256sum -c --status 2>/dev/null && return 0
+    mkdir -p "$(dirname "$whl")"
+    phase "downloading UCX $UCX_VERSION (PyPI wheel libucx-cu13)"
+    curl -fsSL --retry 3 -o "$whl.part" "$UCX_WHEEL_URL" 2>"$LOG/ucx-download.log" ||
+        die "could not download $UCX_WHEEL_URL (see $LOG/ucx-download.log)."
+    echo "$UCX_WHEEL_SHA256  $whl.part" | sha256sum -c --status ||
+        die "$UCX_WHEEL does not have the pinned sha256 $UCX_WHEEL_SHA256."
+    mv "$whl.part" "$whl"
+}
+
+# The wheel's libucx/ tree goes into the prefix as a UCX built there would:
+# libraries in lib/, transport modules in lib/ucx/ (UCX looks for them next
+# to libucs). Only what Open MPI and a run need: no static archives, no
+# perftest, and no CUDA modules in a build without CUDA. The wheel names its
+# build directory in its .pc and .la files and in the libraries'
+# RPATH/RUNPATH; those become the prefix and $ORIGIN-relative paths, so the
+# install also works once moved (tools/bundle.sh). libucm_cuda needs the
+# wheel's own CUDA runtime (renamed by auditwheel), kept next to it; libucp,
+# libucs, libuct and libucm need no CUDA library, so libmpi loads where
+# there is none, and UCX skips its CUDA modules there.
+install_ucx() {
+    [ -n "$PART_UCX_UCX_PREFIX" ] && return 0
     stamp ucx && return 0
-    local src=$PART_UCX_WORK/ucx-$UCX_VERSION p
-    rm -rf "$src" "$PART_UCX_WORK/ucx-build"
-    phase "unpacking and patching UCX $UCX_VERSION"
-    tar -C "$PART_UCX_WORK" -xf "$PART_UCX_CACHE/sources/ucx_$UCX_VERSION.orig.tar.xz"
-    # Debian keeps upstream's packaging directory as debian.upstream/; UCX's
-    # autogen and configure expect it as debian/.
-    [ -d "$src/debian.upstream" ] && mv "$src/debian.upstream" "$src/debian"
-    for p in "$PART_UCX_SRC"/ucx-patches/*.patch; do
-        [ -e "$p" ] || continue
-        patch -d "$src" -p1 --forward --batch <"$p" >"$LOG/patch-$(basename "$p").log" 2>&1 ||
-            die "UCX patch $(basename "$p") does not apply (see $LOG/patch-$(basename "$p").log)."
+    local w=$PART_UCX_WORK/ucx-wheel p=$PART_UCX_PREFIX built lib f
+    rm -rf "$w"
+    phase "installing UCX $UCX_VERSION from the wheel into the prefix"
+    step ucx-unzip unzip -q "$PART_UCX_CACHE/sources/$UCX_WHEEL" -d "$w"
+    built=$(sed -n 's/^prefix *= *//p' "$w/libucx/lib/pkgconfig/ucx.pc")
+    [ -n "$built" ] || die "the UCX wheel names no prefix in lib/pkgconfig/ucx.pc."
+    mkdir -p "$p/lib/ucx" "$p/lib/pkgconfig" "$p/include" "$p/bin" "$p/etc/ucx" "$p/share/ucx"
+    cp -R "$w/libucx/include/." "$p/include/"
+    cp "$w"/libucx/lib/pkgconfig/ucx*.pc "$p/lib/pkgconfig/"
+    cp "$w/libucx/etc/ucx/ucx.conf" "$p/etc/ucx/"
+    cp "$w"/libucx_cu13-*.dist-info/licenses/LICENSE "$p/share/ucx/LICENSE"
+    cp "$w/libucx/bin/ucx_info" "$p/bin/"
+    patchelf --set-rpath '$ORIGIN/../lib' "$p/bin/ucx_info"
+    # A zip has no links: the wheel holds each library three times.
+    for lib in libucm libucs libucs_signal libuct libucp; do
+        cp "$w/libucx/lib/$lib.so.0.0.0" "$w/libucx/lib/$lib.la" "$p/lib/"
+        ln -sf "$lib.so.0.0.0" "$p/lib/$lib.so.0"
+        ln -sf "$lib.so.0.0.0" "$p/lib/$lib.so"
+        patchelf --set-rpath '$ORIGIN' "$p/lib/$lib.so.0.0.0"
     done
-    phase "building UCX (autogen, configure, make, install)"
-    step ucx-autogen bash -c "cd '$src' && ./autogen.sh"
-    mkdir -p "$PART_UCX_WORK/ucx-build"
-    # UCX's test programs are not needed and do not all build with CUDA 13.
-    step ucx-configure bash -c "cd '$PART_UCX_WORK/ucx-build' && '$src/contrib/configure-release' \
-        --prefix='$PART_UCX_PREFIX' $(ucx_configure_flags | xargs)"
-    # Libraries and tools only: UCX's test apps are not needed (and some do
-    # not build against CUDA 13's cuCtxCreate).
-    local d
-    for d in src/ucm src/ucs src/uct src/ucp src/tools/info src/tools/perf; do
-        step ucx-make-${d//\//-} make -C "$PART_UCX_WORK/ucx-build/$d" -j"$JOBS" install
+    local mods=libuct_cma
+    [ "$part_ucx_use_cuda" = yes ] && mods="libuct_cma libuct_cuda libucm_cuda"
+    for lib in $mods; do
+        cp "$w/libucx/lib/ucx/$lib.so.0.0.0" "$p/lib/ucx/"
+        ln -sf "$lib.so.0.0.0" "$p/lib/ucx/$lib.so.0"
+        ln -sf "$lib.so.0.0.0" "$p/lib/ucx/$lib.so"
+        patchelf --set-rpath '$ORIGIN:$ORIGIN/..' "$p/lib/ucx/$lib.so.0.0.0"
     done
-    step ucx-install-pc make -C "$PART_UCX_WORK/ucx-build" install-pkgconfigDATA
+    if [ "$part_ucx_use_cuda" = yes ]; then cp "$w"/libucx_cu13.libs/libcudart-*.so.* "$p/lib/ucx/"; fi
+    for f in "$p"/lib/pkgconfig/ucx*.pc "$p"/lib/libuc*.la; do
+        sed -i "s|$built|$p|g" "$f"
+    done
+    ! grep -l -F "$built" "$p"/lib/pkgconfig/ucx*.pc "$p"/lib/libuc*.la ||
+        die "the UCX wheel's build paths are left in the files above."
     mark ucx
 }
 
@@ -189,7 +227,7 @@ configure_ompi() {
     step ompi-autogen bash -c "cd '$OMPI_TREE' && ./autogen.pl --force"
     phase "configuring Open MPI"
     step ompi-configure bash -c "cd '$OMPI_TREE' && ./configure --prefix='$PART_UCX_PREFIX' \
-        --with-ucx='$PART_UCX_PREFIX' $(ompi_configure_flags | xargs)"
+        --with-ucx='${PART_UCX_UCX_PREFIX:-$PART_UCX_PREFIX}' $(ompi_configure_flags | xargs)"
     grep -q "part:ucx" "$OMPI_TREE/config.log" ||
         die "Open MPI's configure did not pick up the part/ucx component (see $LOG/ompi-configure.log)."
     grep -q "OMPI_HAVE_MPI_EXT_PART 1" "$OMPI_TREE/ompi/include/mpi-ext.h" ||
@@ -256,11 +294,11 @@ install_man_pages() {
 }
 
 write_env() {
-    # Which patches the UCX in this prefix was built with, from patch's logs.
+    # Which patches the Open MPI in this prefix was built with, from patch's logs.
     local p sums=$PART_UCX_PREFIX/share/part-ucx/patches.sha256
     mkdir -p "$(dirname "$sums")"
     : > "$sums"
-    for p in "$PART_UCX_SRC"/ucx-patches/*.patch "$PART_UCX_SRC"/ompi-patches/*.patch; do
+    for p in "$PART_UCX_SRC"/ompi-patches/*.patch; do
         [ -e "$p" ] || continue
         grep -q '^patching file' "$LOG/patch-$(basename "$p").log" 2>/dev/null &&
             echo "$(sha256sum < "$p" | cut -d' ' -f1)  $(basename "$p")" >> "$sums"
@@ -280,7 +318,8 @@ main() {
     check_host
     check_doc_tools
     fetch_sources
-    build_ucx
+    fetch_ucx
+    install_ucx
     unpack_ompi
     sync_component
     configure_ompi

@@ -93,7 +93,7 @@ check_compiled() {
 
 check_patches() {
     local p want
-    for p in "$PART_UCX_SRC"/ucx-patches/*.patch "$PART_UCX_SRC"/ompi-patches/*.patch; do
+    for p in "$PART_UCX_SRC"/ompi-patches/*.patch; do
         want="$(sha256sum < "$p" | cut -d' ' -f1)  $(basename "$p")"
         grep -qxF "$want" "$PREFIX/share/part-ucx/patches.sha256" ||
             { echo "patch not in the build: $(basename "$p")"; return 1; }
@@ -102,7 +102,8 @@ check_patches() {
 
 check_cuda_objects() {
     [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
-    [ -e "$PREFIX/lib/ucx/libuct_cuda.so" ] || { echo "UCX built without its CUDA transports"; return 1; }
+    [ -e "${PART_UCX_UCX_PREFIX:-$PREFIX}/lib/ucx/libuct_cuda.so" ] ||
+        { echo "UCX has no CUDA transports"; return 1; }
     local n=0 src
     for src in "$PART_UCX_SRC"/tests/gpu/*.cu "$PART_UCX_SRC"/examples/*/*.cu; do
         [ -e "$src" ] || continue
@@ -188,8 +189,9 @@ check_ompi_info_levels() {
 }
 
 check_libmpi_deps() {
-    ! readelf -d "$PREFIX/lib/libmpi.so" | grep -E 'NEEDED.*(cudart|libcuda)' ||
-        { echo "libmpi needs the CUDA runtime"; return 1; }
+    # libmpi and everything it loads (UCX's libraries included) without CUDA
+    ! ldd "$PREFIX/lib/libmpi.so" | grep -E 'cudart|libcuda' ||
+        { echo "libmpi needs the CUDA runtime or driver"; return 1; }
     # The MPI extension part: PMPIX_ defined, MPIX_ defined or a weak alias.
     local f syms
     syms=$(nm -D "$PREFIX/lib/libmpi.so")
