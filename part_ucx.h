@@ -31,6 +31,7 @@
 #include "opal/class/opal_pointer_array.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/mca/threads/mutex.h"
+#include "opal/util/misc.h"
 #include "opal/util/output.h"
 #include "opal/mca/common/ucx/common_ucx.h"
 #include "ompi/mca/part/part.h"
@@ -191,9 +192,6 @@ static inline void mca_part_ucx_link_remove(mca_part_ucx_link_t *item)
     item->next->prev = item->prev;
     item->prev = item->next = NULL;
 }
-
-#define MCA_PART_UCX_CONTAINER(_ptr, _type, _member) \
-    ((_type *) ((char *) (_ptr) - offsetof(_type, _member)))
 
 /* part_ucx_context.c: the UCP context and its workers. */
 int mca_part_ucx_context_init(void);

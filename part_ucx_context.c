@@ -172,7 +172,7 @@ void mca_part_ucx_op_ctx_put(void *ctx)
 {
     if (NULL != ctx) {
         opal_free_list_return(&mca_part_ucx_module.op_ctx,
-                              &MCA_PART_UCX_CONTAINER(ctx, mca_part_ucx_op_ctx_item_t,
+                              &container_of(ctx, mca_part_ucx_op_ctx_item_t,
                                                       payload)->super);
     }
 }

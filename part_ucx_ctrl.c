@@ -459,10 +459,10 @@ void mca_part_ucx_ctrl_fini(void)
         while (!mca_part_ucx_link_empty(&b->unexpected)) {
             item = b->unexpected.next;
             mca_part_ucx_link_remove(item);
-            free(MCA_PART_UCX_CONTAINER(item, mca_part_ucx_setup_msg_t, link));
+            free(container_of(item, mca_part_ucx_setup_msg_t, link));
         }
         while (!mca_part_ucx_link_empty(&b->posted)) {
-            post = MCA_PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link);
+            post = container_of(b->posted.next, mca_part_ucx_post_t, link);
             mca_part_ucx_link_remove(&post->link);
             post->bucket = NULL;
             if (post->tombstone) {
@@ -801,7 +801,7 @@ static void mca_part_ucx_match_msg(mca_part_ucx_setup_msg_t *msg)
         return;
     }
     if (!mca_part_ucx_link_empty(&b->posted)) {
-        mca_part_ucx_match_pair(MCA_PART_UCX_CONTAINER(b->posted.next, mca_part_ucx_post_t, link),
+        mca_part_ucx_match_pair(container_of(b->posted.next, mca_part_ucx_post_t, link),
                                 msg);
         mca_part_ucx_bucket_trim(b);
         return;
@@ -822,7 +822,7 @@ int mca_part_ucx_match_posted(mca_part_ucx_post_t *post, ompi_communicator_t *co
     }
     post->tombstone = false;
     if (!mca_part_ucx_link_empty(&b->unexpected)) {
-        msg = MCA_PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
+        msg = container_of(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
         mca_part_ucx_link_remove(&msg->link);
         mca_part_ucx_link_append(&b->posted, &post->link); /* at once out again */
         mca_part_ucx_match_pair(post, msg);
@@ -912,7 +912,7 @@ static int mca_part_ucx_comm_delete(ompi_communicator_t *comm, int keyval, void 
     for (i = 0; i < n; ++i) { /* the table is not changed while walked */
         b = dead[i];
         while (!mca_part_ucx_link_empty(&b->unexpected)) {
-            msg = MCA_PART_UCX_CONTAINER(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
+            msg = container_of(b->unexpected.next, mca_part_ucx_setup_msg_t, link);
             mca_part_ucx_link_remove(&msg->link);
             MCA_PART_UCX_VERBOSE(5, "communicator freed: setup record of rank %d tag %d matched "
                                  "no receive", msg->src, msg->tag);
@@ -1053,7 +1053,7 @@ int mca_part_ucx_ctrl_progress(void)
     while (!mca_part_ucx_link_empty(&batch)) {
         link = batch.next;
         mca_part_ucx_link_remove(link);
-        item = MCA_PART_UCX_CONTAINER(link, mca_part_ucx_ctrl_item_t, link);
+        item = container_of(link, mca_part_ucx_ctrl_item_t, link);
         if (MCA_PART_UCX_AM_SETUP == item->id) {
             /* The record is kept until matched, in the item's own memory
              * (moved to its start: no allocation that could fail and lose

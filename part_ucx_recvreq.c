@@ -728,7 +728,7 @@ static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t pa
  * if MPI_Start came first. A size mismatch fails both sides. */
 void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_setup_msg_t *msg)
 {
-    mca_part_ucx_recvreq_t *rreq = MCA_PART_UCX_CONTAINER(post, mca_part_ucx_recvreq_t, post);
+    mca_part_ucx_recvreq_t *rreq = container_of(post, mca_part_ucx_recvreq_t, post);
     mca_part_ucx_request_t *req = &rreq->super.super;
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ucp_mem_map_params_t params = {0};

@@ -449,7 +449,7 @@ int mca_part_ucx_request_progress(void)
     }
     for (item = m->active.next; item != &m->active; item = next) {
         next = item->next;
-        req = MCA_PART_UCX_CONTAINER(item, mca_part_ucx_request_t, link);
+        req = container_of(item, mca_part_ucx_request_t, link);
         if (req->ops->progress(req)) {
             mca_part_ucx_link_remove(item);
             opal_atomic_add_fetch_32(&m->num_active, -1);
