@@ -186,6 +186,17 @@ unpack_ompi() {
             >"$LOG/patch-$(basename "$p").log" 2>&1 ||
             die "Open MPI patch $(basename "$p") does not apply (see $LOG/patch-$(basename "$p").log)."
     done
+    # The tarball ships the generated build systems of its 3rd-party
+    # packages (PMIx, PRRTE, ROMIO), which part/ucx does not change:
+    # autogen.pl, run to add the component, would spend most of its time
+    # regenerating them. Their autogen scripts become no-ops (autogen.pl
+    # still checks that their configure exists) and ROMIO, disabled, is
+    # not visited.
+    local d
+    for d in openpmix prrte; do
+        printf '#!/bin/sh\nexit 0\n' > "$PART_UCX_WORK/openmpi-$OMPI_VERSION/3rd-party/$d/autogen.pl"
+    done
+    : > "$PART_UCX_WORK/openmpi-$OMPI_VERSION/3rd-party/autogen.subdirs"
     mark ompi-unpack
 }
 
@@ -224,7 +235,7 @@ configure_ompi() {
     [ "$(cat "$PART_UCX_WORK/ompi-configure.done" 2>/dev/null)" = "$want" ] && return 0
     rm -f "$PART_UCX_WORK/ompi-configure.done" "$PART_UCX_WORK/ompi-install.done"
     phase "Open MPI autogen.pl (finds ompi/mca/part/ucx)"
-    step ompi-autogen bash -c "cd '$OMPI_TREE' && ./autogen.pl --force"
+    step ompi-autogen bash -c "cd '$OMPI_TREE' && ./autogen.pl --force -j $JOBS"
     phase "configuring Open MPI"
     step ompi-configure bash -c "cd '$OMPI_TREE' && ./configure --prefix='$PART_UCX_PREFIX' \
         --with-ucx='${PART_UCX_UCX_PREFIX:-$PART_UCX_PREFIX}' $(ompi_configure_flags | xargs)"
