@@ -36,7 +36,8 @@ for round in $(seq "$rounds"); do
     for v in old new; do
         ( d=/tmp/part-ucx-ab-$v; . "$d/part-ucx/env.sh"
           timeout 120 mpirun -np 2 --bind-to none --mca part ucx "$d/b/b_device" goodput 16,64,256,1024
-          timeout 120 mpirun -np 2 --bind-to core --mca part ucx "$d/b/b_part" latency 8,4096,262144 1,16,64
+          BENCH_COMPONENT=ucx timeout 120 mpirun -np 2 --bind-to core --mca part ucx -x BENCH_COMPONENT \
+              "$d/b/b_part" latency 8,4096,262144 1,16,64
         ) 2>/dev/null | tr -d '\000' | grep -E '^(goodput|latency),' |
             sed -E "s/^(goodput|latency),([^,]*),/\1,$v:\2,/" >> "$out/ab.csv"
     done
