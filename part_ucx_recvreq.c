@@ -636,7 +636,7 @@ static bool mca_part_ucx_sender_local(const mca_part_ucx_setup_msg_t *msg)
 static int mca_part_ucx_recv_packed(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
-    rreq->super.pack_buf = malloc(req->total_bytes);
+    rreq->super.pack_buf = calloc(1, req->total_bytes); /* as in mca_part_ucx_request_setup */
     rreq->unpacked = calloc(req->parts, sizeof(uint64_t));
     if (NULL == rreq->super.pack_buf || NULL == rreq->unpacked) {
         return OMPI_ERR_OUT_OF_RESOURCE; /* freed with the request */

@@ -218,7 +218,8 @@ int mca_part_ucx_request_setup(mca_part_ucx_request_t *req, mca_part_ucx_kind_t 
         MCA_PART_UCX_VERBOSE(10, "partitions of %zu bytes, %zu apart: moved in place",
                              req->part_bytes, p2p->stride);
     } else if (!p2p->contiguous && req->total_bytes > 0) {
-        p2p->pack_buf = malloc(req->total_bytes);
+        /* zeroed: peers write it by RMA, which memory checkers cannot see */
+        p2p->pack_buf = calloc(1, req->total_bytes);
         if (NULL == p2p->pack_buf) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
