@@ -68,7 +68,7 @@
  * (MPIX_PREQUEST_LAYOUT of <mpi-ext.h>), and an Open MPI with another one
  * fails the call. Any change of the struct takes a new number, here and
  * in ompi/mpiext/part/c/mpiext_part_c.h. */
-#define MPIX_PART_DEVICE_LAYOUT 1
+#define MPIX_PART_DEVICE_LAYOUT 2
 #if defined(MPIX_PREQUEST_LAYOUT) && MPIX_PREQUEST_LAYOUT != MPIX_PART_DEVICE_LAYOUT
 #error "mpix_part_device.h and mpi-ext.h come from different Open MPI installs"
 #endif
@@ -159,6 +159,20 @@ struct mpix_prequest_s {
      * lock so that one thread at a time reads *epoch. */
     unsigned long long epoch_seen;
     int epoch_poller;
+    /* Kernel copy with the receiver's flags mapped: the group that
+     * completes an epoch's last transport group tells both sides (stream
+     * waits, MPI_Wait), so that no host takes part in the epoch.
+     * groups_done (device memory) counts the groups completed this epoch,
+     * plus 2^32 for each one left to the host, whose data is not there yet
+     * (no word is written then). */
+    volatile uint64_t *remote_done; /* the receiver's word after its rtr word */
+    volatile uint64_t *done;        /* host memory: the send buffer is free again */
+    unsigned long long groups_done;
+    uint32_t groups;
+    /* host memory: the latest epoch a stream started (MPIX_Start_enqueue);
+     * in such an epoch no host sees the receiver's ready-to-receive, so a
+     * kernel waits for it instead of leaving its group to the host */
+    const volatile uint64_t *stream_epoch;
 };
 
 #ifdef __CUDACC__
@@ -210,12 +224,10 @@ __device__ static __noinline__ void mpix_part_error(struct mpix_prequest_s *preq
     __threadfence_system();
 }
 
-/* Kernel copy, one thread of the group: whether the receiver has started
- * `epoch` (before that its buffer is not ours). Never waits longer than
- * one read of the host word by another thread: where the host has not
- * seen the receiver's ready-to-receive yet (a host blocked in
- * cudaStreamSynchronize never will), the group is left to the host. */
-__device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, uint64_t epoch)
+/* Kernel copy, one thread of the group: one read of the ready-to-receive
+ * word by this or another thread of the request (reads of host memory from
+ * kernels are serialised, about 1 us each): whether it shows `epoch`. */
+__device__ static inline bool mpix_part_rtr_read(struct mpix_prequest_s *preq, uint64_t epoch)
 {
     volatile unsigned long long *seen = &preq->rtr_seen;
 
@@ -233,6 +245,61 @@ __device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, 
         }
     }
     return true;
+}
+
+/* Kernel copy, one thread of the group: whether the receiver has started
+ * `epoch` (before that its buffer is not ours). In an epoch a host started,
+ * never waits longer than one read: where the receiver is not ready (its
+ * MPI_Start may even depend on what this process does after the kernel),
+ * the group is left to the host. In an epoch a stream started no host
+ * looks, and the receiver's start is stream work that needs nothing of
+ * this kernel: wait for it. */
+__device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, uint64_t epoch)
+{
+    if (mpix_part_rtr_read(preq, epoch)) {
+        return true;
+    }
+    if (NULL == preq->stream_epoch || *preq->stream_epoch < epoch) {
+        return false;
+    }
+    while (!mpix_part_rtr_read(preq, epoch)) {
+#if __CUDA_ARCH__ >= 700
+        __nanosleep(256);
+#endif
+    }
+    return true;
+}
+
+/* A transport group of epoch `mark` is complete (its mark published): the
+ * group that completes the epoch's last one releases, at system scope,
+ * every group's stores (each published its own with a system fence before
+ * counting) and writes the epoch into the receiver's and this side's done
+ * words. Where a group was left to the host its data is still to move: the
+ * host completes that epoch. The counter is reset by subtraction, so that
+ * a group of the next epoch counting early is kept. */
+__device__ static __noinline__ void mpix_part_epoch_count(struct mpix_prequest_s *preq,
+                                                         uint64_t mark)
+{
+    unsigned long long inc = 1, v;
+
+    if (mark & MPIX_PREQUEST_MARK_HOST) {
+        inc += 1ull << 32;
+    }
+    v = atomicAdd(&preq->groups_done, inc) + inc;
+    if ((unsigned) v != preq->groups) {
+        return;
+    }
+    atomicAdd(&preq->groups_done, 0ull - v);
+    if (0 != (v >> 32)) {
+        return;
+    }
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+#else
+    __threadfence_system();
+#endif
+    *preq->remote_done = mark;
+    *preq->done = mark;
 }
 
 /* Whether epoch e (its low 32 bits) comes after `done`. */
@@ -369,6 +436,9 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
         remote[p] = mark; /* set only with a kernel copy */
     }
     ready[first] = mark;
+    if (NULL != preq->remote_done) {
+        mpix_part_epoch_count(preq, mark);
+    }
 }
 
 /* One call per thread, one counter update per thread; the completing

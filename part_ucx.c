@@ -126,7 +126,10 @@ static int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t 
 {
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;
 
-    if (NULL == req->ops->pready || OMPI_REQUEST_ACTIVE != req->super.req_state) {
+    /* In a stream-ordered epoch only kernels make partitions ready: the
+     * host does not know whether the stream has started the epoch. */
+    if (NULL == req->ops->pready || OMPI_REQUEST_ACTIVE != req->super.req_state ||
+        req->enqueued) {
         return MPI_ERR_REQUEST;
     }
     if (min_part > max_part || max_part >= req->parts) {

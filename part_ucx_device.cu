@@ -14,7 +14,9 @@
  * the driver on the node.
  */
 
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <string.h>
 #include <stdint.h>
 #include <type_traits>
 
@@ -207,6 +209,153 @@ static int dev_host_mapped(const void *ptr)
     return (flags & cudaHostAllocMapped) ? 1 : 0;
 }
 
+/* Stream memory operations are driver calls: taken from the driver the
+ * runtime uses, so that the plugin links no libcuda. */
+typedef CUresult (*part_batch_memop_fn)(CUstream, unsigned int, CUstreamBatchMemOpParams *,
+                                        unsigned int);
+typedef CUresult (*part_wait_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+static part_batch_memop_fn batch_memop;
+static part_wait_value_fn wait_value;
+
+static int driver_calls(void)
+{
+    cudaDriverEntryPointQueryResult q;
+
+    if (NULL != batch_memop && NULL != wait_value) {
+        return 0;
+    }
+    if (0 != check(cudaGetDriverEntryPointByVersion("cuStreamBatchMemOp", (void **) &batch_memop,
+                                                    12000, cudaEnableDefault, &q)) ||
+        cudaDriverEntryPointSuccess != q ||
+        0 != check(cudaGetDriverEntryPointByVersion("cuStreamWaitValue64", (void **) &wait_value,
+                                                    12000, cudaEnableDefault, &q)) ||
+        cudaDriverEntryPointSuccess != q) {
+        batch_memop = NULL;
+        wait_value = NULL;
+        last = (cudaSuccess == last) ? cudaErrorNotSupported : last;
+        return -1;
+    }
+    return 0;
+}
+
+static int driver_check(CUresult r)
+{
+    if (CUDA_SUCCESS != r) {
+        last = cudaErrorNotSupported; /* closest runtime error to report */
+        return -1;
+    }
+    return 0;
+}
+
+static int dev_stream_capturing(void *stream)
+{
+    cudaStreamCaptureStatus status;
+
+    if (0 != check(cudaStreamIsCapturing((cudaStream_t) stream, &status))) {
+        return -1;
+    }
+    return (cudaStreamCaptureStatusNone != status) ? 1 : 0;
+}
+
+static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *addrs,
+                            const uint64_t *values)
+{
+    CUstreamBatchMemOpParams ops[4];
+    unsigned i;
+
+    if (n > 4 || 0 != driver_calls()) {
+        return -1;
+    }
+    memset(ops, 0, sizeof(ops));
+    for (i = 0; i < n; ++i) {
+        ops[i].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+        ops[i].writeValue.address = (CUdeviceptr) (uintptr_t) addrs[i];
+        ops[i].writeValue.value64 = values[i];
+        ops[i].writeValue.flags = 0; /* ordered after the stream's earlier work */
+    }
+    return driver_check(batch_memop((CUstream) stream, n, ops, 0));
+}
+
+__global__ void part_wait_value(const volatile uint64_t *addr, uint64_t value)
+{
+    while (*addr < value) {
+#if __CUDA_ARCH__ >= 700
+        __nanosleep(128);
+#endif
+    }
+    __threadfence_system(); /* the peer's data before what follows the wait */
+}
+
+/* Where the driver refuses stream waits on 64-bit words (a driver without
+ * 64-bit stream memory operations), a one-thread kernel waits instead. */
+static bool wait_memop = true;
+
+static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t value)
+{
+    /* No CU_STREAM_WAIT_VALUE_FLUSH (not every platform has it): writers
+     * release their data with a system-scope fence before the word. */
+    if (wait_memop && 0 == driver_calls() &&
+        CUDA_SUCCESS == wait_value((CUstream) stream, (CUdeviceptr) (uintptr_t) addr, value,
+                                   CU_STREAM_WAIT_VALUE_GEQ)) {
+        return 0;
+    }
+    wait_memop = false;
+    part_wait_value<<<1, 1, 0, (cudaStream_t) stream>>>(addr, value);
+    return check(cudaGetLastError());
+}
+
+struct part_words {
+    volatile uint64_t *addr[4];
+};
+
+__global__ void part_start_counted(volatile uint64_t *epoch, unsigned n, part_words w)
+{
+    uint64_t e = *epoch + 1;
+    unsigned i;
+
+    *epoch = e;
+    __threadfence_system(); /* the stream's earlier work before the start shows */
+    for (i = 0; i < n; ++i) {
+        *w.addr[i] = e;
+    }
+    __threadfence_system();
+}
+
+__global__ void part_wait_counted(const volatile uint64_t *done, const volatile uint64_t *epoch)
+{
+    uint64_t e = *epoch;
+
+    while (*done < e) {
+#if __CUDA_ARCH__ >= 700
+        __nanosleep(128);
+#endif
+    }
+    __threadfence_system(); /* the peer's data before what follows the wait */
+}
+
+static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsigned n,
+                                    volatile uint64_t *const *addrs)
+{
+    part_words w = {};
+    unsigned i;
+
+    if (n > 4) {
+        return -1;
+    }
+    for (i = 0; i < n; ++i) {
+        w.addr[i] = addrs[i];
+    }
+    part_start_counted<<<1, 1, 0, (cudaStream_t) stream>>>(epoch, n, w);
+    return check(cudaGetLastError());
+}
+
+static int dev_stream_wait_counted(void *stream, const volatile uint64_t *done,
+                                   const volatile uint64_t *epoch)
+{
+    part_wait_counted<<<1, 1, 0, (cudaStream_t) stream>>>(done, epoch);
+    return check(cudaGetLastError());
+}
+
 static int dev_stream_sync(void *stream)
 {
     return check(cudaStreamSynchronize((cudaStream_t) stream));
@@ -221,7 +370,8 @@ static const mca_part_ucx_device_ops_t ops = {
     MCA_PART_UCX_DEVICE_ABI, dev_stream_create, dev_stream_destroy, dev_event_create,
     dev_event_destroy,       dev_event_record,  dev_event_query,    dev_copy,
     dev_stream_sync,         dev_reduce,        dev_reduce3,        dev_last_error,
-    dev_host_mapped};
+    dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
+    dev_stream_start_counted, dev_stream_wait_counted};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

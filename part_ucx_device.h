@@ -20,8 +20,9 @@
 #define MCA_PART_UCX_DEVICE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 4
+#define MCA_PART_UCX_DEVICE_ABI 5
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* Element types the reduction kernels know. */
@@ -73,6 +74,22 @@ typedef struct mca_part_ucx_device_ops_t {
     /* 1 where host memory at ptr is already pinned and mapped for the GPU
      * (UCX's cuda_copy registers the memory ucp_mem_map allocates), else 0 */
     int (*host_mapped)(const void *ptr);
+    /* Stream-ordered epochs (part_ucx_stream.c), on the application's
+     * stream; words are host memory mapped for the GPU or GPU memory.
+     * 1 where the stream is being captured into a graph, else 0. */
+    int (*stream_capturing)(void *stream);
+    /* *addrs[i] = values[i] once the stream gets there (n <= 4) */
+    int (*stream_write)(void *stream, unsigned n, volatile uint64_t *const *addrs,
+                        const uint64_t *values);
+    /* the stream goes on once *addr >= value */
+    int (*stream_wait)(void *stream, const volatile uint64_t *addr, uint64_t value);
+    /* For graphs, whose replays repeat the values captured: the stream
+     * counts the epochs itself. start: e = ++*epoch, then *addrs[i] = e;
+     * wait: the stream goes on once *done >= *epoch. */
+    int (*stream_start_counted)(void *stream, volatile uint64_t *epoch, unsigned n,
+                                volatile uint64_t *const *addrs);
+    int (*stream_wait_counted)(void *stream, const volatile uint64_t *done,
+                               const volatile uint64_t *epoch);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

@@ -49,8 +49,7 @@ struct mca_part_ucx_dev_t {
     size_t dbytes;                  /* its allocation, counters included */
     int dev_id;                     /* of dptr, from mca_part_ucx_devmem_alloc */
     mca_part_ucx_block_t ready_block; /* send: epoch per group, kernels write */
-    mca_part_ucx_block_t epoch_block; /* kernels read: [0] current epoch, [1] receiver ready;
-                                       * kernels write [2]: MPIX_PREQUEST_ERR_* bits */
+    mca_part_ucx_block_t epoch_block; /* the MCA_PART_UCX_DEV_* words */
     size_t pending;                 /* send: partitions not yet picked up this epoch */
     size_t first_unseen;            /* send: partitions below are picked up (kernels mark
                                      * mostly in block order: the walk starts here) */
@@ -58,10 +57,17 @@ struct mca_part_ucx_dev_t {
     bool failed;                    /* a kernel reported misuse (the error word) */
 };
 
-/* The words of epoch_block. */
-#define MCA_PART_UCX_DEV_EPOCH 0
-#define MCA_PART_UCX_DEV_RTR   1
-#define MCA_PART_UCX_DEV_ERROR 2
+/* The words of epoch_block: kernels read the current epoch, the receiver's
+ * ready-to-receive (where its own word is not mapped) and the epoch a
+ * stream started last; they write the MPIX_PREQUEST_ERR_* bits and, with a
+ * kernel copy that completes epochs itself, the last epoch whose data left
+ * the send buffer. */
+#define MCA_PART_UCX_DEV_EPOCH  0
+#define MCA_PART_UCX_DEV_RTR    1
+#define MCA_PART_UCX_DEV_ERROR  2
+#define MCA_PART_UCX_DEV_DONE   3
+#define MCA_PART_UCX_DEV_STREAM 4
+#define MCA_PART_UCX_DEV_WORDS  5
 
 /* Device request handles -> their requests, for MPIX_Prequest_free
  * (under the module lock). */
@@ -104,7 +110,7 @@ static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, 
     }
     /* Partitions the host readied in this epoch before the device request
      * existed: their groups could not complete in kernels. */
-    for (p = 0; p < req->parts; ++p) {
+    for (p = 0; OMPI_REQUEST_ACTIVE == req->super.req_state && p < req->parts; ++p) {
         if (sreq->part_state[p] >= queued) {
             MCA_PART_UCX_VERBOSE(5, "send to rank %d tag %d: partitions readied on the host "
                                  "before MPIX_Prequest_create, so no transport groups",
@@ -150,6 +156,24 @@ static void mca_part_ucx_dev_push_epoch(mca_part_ucx_request_t *req, struct mca_
         OPAL_SUCCESS != mca_part_ucx_device_copy_in(&d->dptr->epoch_seen, &epoch, sizeof(epoch))) {
         mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
     }
+}
+
+void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev_words_t *w)
+{
+    struct mca_part_ucx_dev_t *d = req->dev;
+    volatile uint64_t *words;
+
+    memset(w, 0, sizeof(*w));
+    if (NULL == d) {
+        return;
+    }
+    words = d->epoch_block.addr;
+    w->epoch = words + MCA_PART_UCX_DEV_EPOCH;
+    if (NULL != d->host.remote_done) {
+        w->stream_epoch = words + MCA_PART_UCX_DEV_STREAM;
+        w->done = words + MCA_PART_UCX_DEV_DONE;
+    }
+    w->error = words + MCA_PART_UCX_DEV_ERROR;
 }
 
 static void mca_part_ucx_devreq_start(mca_part_ucx_request_t *req)
@@ -382,9 +406,9 @@ void mca_part_ucx_dev_fini(void)
 }
 
 /* One device allocation, filled by one copy: the request, then (send)
- * its counters, one a group (sized for one group per partition): the
- * epoch before this one completed, no calls yet (mpix_part_device.h). */
-static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t epoch)
+ * its counters, one a group (sized for one group per partition): the last
+ * epoch completed, no calls yet (mpix_part_device.h). */
+static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t completed)
 {
     size_t head = (sizeof(d->host) + 63) & ~(size_t) 63, p;
     size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? parts * sizeof(unsigned long long) : 0;
@@ -409,7 +433,7 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
             d->host.counters = (unsigned long long *) (dmem + head);
             counters = (unsigned long long *) (image + head);
             for (p = 0; p < parts; ++p) {
-                counters[p] = (unsigned long long) (uint32_t) (epoch - 1) << 32;
+                counters[p] = (unsigned long long) (uint32_t) completed << 32;
             }
         }
         memcpy(image, &d->host, sizeof(d->host));
@@ -452,13 +476,22 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
     /* The receiver's flags in its shared memory: the kernels set them too,
      * and the host sends no arrivals (mca_part_ucx_devreq_sets_arrivals). */
     d->host.rtr_cache = mca_part_ucx_module.params.device_rtr_cache;
+    /* Past the flags, the receiver keeps its ready-to-receive word, which it
+     * writes at each start, and the word its stream waits on
+     * (MCA_PART_UCX_RECV_RTR_WORD): kernels read the one and write the
+     * other, so that an epoch needs no host on either side. */
     if (mca_part_ucx_module.params.device_arrivals && NULL != sreq->super.flags_rkeys[0] &&
         OMPI_SUCCESS == mca_part_ucx_peer_gpu_ptr(sreq->super.remote, sreq->super.flags_rkeys[0],
                                                   sreq->remote_flags_chunk,
                                                   sreq->remote_flags_chunk_size, sreq->remote_flags,
-                                                  sreq->super.remote_parts * sizeof(uint64_t),
+                                                  (sreq->super.remote_parts + 2) * sizeof(uint64_t),
                                                   &flags)) {
+        volatile uint64_t *words = d->epoch_block.addr;
         d->host.remote_arrived = (volatile uint64_t *) flags;
+        d->host.rtr = d->host.remote_arrived + sreq->super.remote_parts;
+        d->host.remote_done = d->host.remote_arrived + sreq->super.remote_parts + 1;
+        d->host.done = words + MCA_PART_UCX_DEV_DONE;
+        d->host.stream_epoch = words + MCA_PART_UCX_DEV_STREAM;
     }
     mca_part_ucx_dev_rtr_words(req, d);
     return OMPI_SUCCESS;
@@ -485,6 +518,8 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     struct mca_part_ucx_dev_t *d;
     bool coll = (MCA_PART_UCX_COLL == req->kind);
     bool send = (MCA_PART_UCX_SEND == req->kind) || coll;
+    /* Between epochs (made before a start), the current epoch is complete. */
+    uint64_t completed = req->epoch - (OMPI_REQUEST_ACTIVE == req->super.req_state);
     int rc = OMPI_SUCCESS;
     /* Where the time of a create goes, for opal_common_ucx_verbose >= 10. */
     opal_timer_t t[5];
@@ -520,7 +555,8 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.epoch_seen = req->epoch;
 
     OPAL_THREAD_LOCK(&m->lock);
-    rc = mca_part_ucx_block_alloc_mapped(3 * sizeof(uint64_t), &d->epoch_block);
+    rc = mca_part_ucx_block_alloc_mapped(MCA_PART_UCX_DEV_WORDS * sizeof(uint64_t),
+                                         &d->epoch_block);
     if (OMPI_SUCCESS == rc && send) {
         rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t), &d->ready_block);
     }
@@ -552,9 +588,15 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     }
     d->host.group_shift =
         mca_part_ucx_dev_group_shift(req, MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism);
+    d->host.groups = (uint32_t) ((req->parts + ((size_t) 1 << d->host.group_shift) - 1) >>
+                                 d->host.group_shift);
+    if (OMPI_SUCCESS == rc) {
+        /* the epochs before this one are complete */
+        ((volatile uint64_t *) d->epoch_block.addr)[MCA_PART_UCX_DEV_DONE] = completed;
+    }
     t[3] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS == rc) {
-        rc = mca_part_ucx_dev_upload(d, req->parts, req->epoch);
+        rc = mca_part_ucx_dev_upload(d, req->parts, completed);
     }
     t[4] = opal_timer_base_get_usec();
     req->dev = d;
@@ -623,8 +665,9 @@ int mca_part_ucx_prequest_create(ompi_request_t *request, int layout, MPIX_Prequ
                mca_part_ucx_start != request->req_start) {
         rc = MPI_ERR_REQUEST;
     } else {
-        /* After MPI_Start of the first epoch, once per request. */
-        if (OMPI_REQUEST_ACTIVE != request->req_state || NULL != req->dev) {
+        /* Once per request, in an epoch or between two (stream-ordered
+         * epochs need it before their first start). */
+        if (NULL != req->dev) {
             rc = MPI_ERR_REQUEST;
         } else {
             rc = mca_part_ucx_dev_create(req, preq);

@@ -513,6 +513,32 @@ static void mca_part_ucx_recv_take_held(mca_part_ucx_request_t *req)
     }
 }
 
+/* The sender's kernels read the ready-to-receive word of shared flags
+ * directly: this epoch's buffer is theirs once it says so. */
+static void mca_part_ucx_recv_rtr_word(mca_part_ucx_recvreq_t *rreq)
+{
+    volatile uint64_t *flags = rreq->flags_block.addr;
+
+    if (rreq->shared_flags) {
+        opal_atomic_wmb(); /* the previous epoch's reads of the buffer are done */
+        flags[MCA_PART_UCX_RECV_RTR_WORD(rreq)] = rreq->super.super.epoch;
+    }
+}
+
+int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, volatile uint64_t **rtr,
+                                   volatile uint64_t **done)
+{
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    volatile uint64_t *flags = rreq->flags_block.addr;
+
+    if (MCA_PART_UCX_SETUP_DONE != req->setup || !rreq->shared_flags || !rreq->exposed) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    *rtr = flags + MCA_PART_UCX_RECV_RTR_WORD(rreq);
+    *done = flags + MCA_PART_UCX_RECV_DONE_WORD(rreq);
+    return OMPI_SUCCESS;
+}
+
 static int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
@@ -524,6 +550,7 @@ static int mca_part_ucx_recv_start(mca_part_ucx_request_t *req)
     if (MCA_PART_UCX_SETUP_DONE != req->setup) {
         return OMPI_SUCCESS; /* the match sends the RTR */
     }
+    mca_part_ucx_recv_rtr_word(rreq);
     if (rreq->super.ahead) {
         mca_part_ucx_recv_take_held(req);
     }
@@ -713,7 +740,7 @@ static bool mca_part_ucx_recv_exposable(const mca_part_ucx_request_t *req,
 static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t parts)
 {
     mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
-    int rc = mca_part_ucx_block_alloc(parts * sizeof(uint64_t), &rreq->flags_block);
+    int rc = mca_part_ucx_block_alloc((parts + 2) * sizeof(uint64_t), &rreq->flags_block);
 
     if (OMPI_SUCCESS == rc &&
         OMPI_SUCCESS != (rc = mca_part_ucx_block_device_map(&rreq->flags_block))) {
@@ -721,6 +748,7 @@ static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t pa
                              "for the GPU", req->peer, req->tag);
         mca_part_ucx_block_free(&rreq->flags_block);
     }
+    rreq->shared_flags = (OMPI_SUCCESS == rc);
     return rc;
 }
 
@@ -834,6 +862,7 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
         return;
     }
     if (OMPI_REQUEST_ACTIVE == req->super.req_state) {
+        mca_part_ucx_recv_rtr_word(rreq);
         mca_part_ucx_send_rtr(req, true);
     }
 }

@@ -14,6 +14,7 @@
 
 #include "part_ucx.h"
 #include "part_ucx_request.h"
+#include "part_ucx_device_plugin.h"
 #include "opal/util/info.h"
 #include "ompi/info/info.h"
 
@@ -240,10 +241,15 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     int i;
 
+    if (NULL != req->stream_event) {
+        mca_part_ucx_device_event_put(req->stream_event); /* complete: see _request_free */
+        req->stream_event = NULL;
+    }
     if (NULL != req->dev) {
         req->dev_ops->release(req); /* a device request not freed by the user */
     }
     OPAL_THREAD_LOCK(&m->lock);
+    mca_part_ucx_block_free(&req->stream_count);
     if (NULL != req->ops && NULL != req->ops->withdraw) {
         req->ops->withdraw(req); /* e.g. a receive never matched */
     }
@@ -374,6 +380,13 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
         req->super.req_status.MPI_ERROR = OMPI_SUCCESS;
         req->super.req_status._cancelled = 0;
         req->super.req_complete = REQUEST_PENDING;
+        if (req->enqueued) {
+            /* after stream-ordered epochs (complete: the request is not
+             * active): a graph's replays counted epochs the host never saw */
+            req->epoch = (*req->stream_epoch > req->epoch) ? *req->stream_epoch : req->epoch;
+            req->enqueued = false;
+            req->stream_done = NULL;
+        }
         /* Callbacks on other threads read the epoch (a late ready-to-receive,
          * an early partition, a setup answer): the new one is seen whole,
          * and before anything this start sends. */
@@ -430,7 +443,35 @@ int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
         OMPI_REQUEST_ACTIVE != request->req_state) {
         return MPI_ERR_REQUEST;
     }
+    if (req->enqueued) {
+        return MPI_SUCCESS; /* kernels of a stream-ordered epoch wait for the receiver */
+    }
     return req->proc_null ? MPI_SUCCESS : req->ops->prepare(req);
+}
+
+/* A stream-ordered epoch, which no host progresses: complete on this side
+ * once its done word says so, and, so that its memory may be freed, once
+ * the stream is past the last work it was given for the request. */
+static bool mca_part_ucx_request_stream_done(mca_part_ucx_request_t *req)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+    int done;
+
+    if (*req->stream_done < *req->stream_epoch) {
+        return false;
+    }
+    done = (NULL == req->stream_event || NULL == gpu) ? 1 : gpu->event_query(req->stream_event);
+    if (0 == done) {
+        return false;
+    }
+    if (done < 0 && MPI_SUCCESS == req->error) {
+        req->error = MPI_ERR_INTERN;
+    }
+    opal_atomic_rmb(); /* the data before what follows the completion */
+    if (NULL != req->dev) {
+        (void) mca_part_ucx_dev_failed(req); /* kernels' misuse: MPI_ERR_ARG */
+    }
+    return true;
 }
 
 int mca_part_ucx_request_progress(void)
@@ -451,7 +492,8 @@ int mca_part_ucx_request_progress(void)
     for (item = m->active.next; item != &m->active; item = next) {
         next = item->next;
         req = container_of(item, mca_part_ucx_request_t, link);
-        if (req->ops->progress(req)) {
+        if (NULL != req->stream_done ? mca_part_ucx_request_stream_done(req)
+                                     : req->ops->progress(req)) {
             mca_part_ucx_link_remove(item);
             opal_atomic_add_fetch_32(&m->num_active, -1);
             mca_part_ucx_request_complete(req);

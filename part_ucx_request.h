@@ -127,6 +127,18 @@ struct mca_part_ucx_request_t {
     const mca_part_ucx_dev_ops_t *dev_ops;
     uint32_t pready_threads;        /* info "mpix_pready_threads": device calls per partition */
     int pready_aggregate;           /* mca_part_ucx_pready_aggregate_t, from info or MCA */
+
+    /* Stream-ordered epochs (part_ucx_stream.c). The current epoch was
+     * started by a stream: this side's host takes no part in it, and sees
+     * it complete once *stream_done reaches *stream_epoch (the request's
+     * epoch, or where a graph replays the starts, the stream's own count)
+     * and the stream is past the request's last work (stream_event). */
+    bool enqueued;
+    uint64_t starts, waits;         /* enqueued starts and waits: one wait a start */
+    mca_part_ucx_block_t stream_count; /* a graph's epoch count (mapped), made on first use */
+    const volatile uint64_t *stream_done;
+    const volatile uint64_t *stream_epoch;
+    void *stream_event;
 };
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
@@ -189,6 +201,8 @@ typedef struct mca_part_ucx_recvreq_t {
     mca_part_ucx_p2p_t super;
     mca_part_ucx_post_t post;       /* in its bucket until matched */
     bool exposed;                   /* GPU buffer mapped for the sender's kernels */
+    bool shared_flags;              /* flags_block in shared memory mapped for the GPU, with
+                                     * the two words of MCA_PART_UCX_RECV_RTR_WORD after them */
     uint64_t remote_rtr;
     mca_part_ucx_block_t flags_block; /* one flag per sender partition */
     ucp_mem_h buf_memh;
@@ -355,6 +369,19 @@ void mca_part_ucx_recv_rtr_wait(mca_part_ucx_request_t *req);
 /* One epoch ahead: a ready-to-receive owed to `peer`, to ride on a partition
  * message to it (rtr->epoch 0: none). */
 void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_t *rtr);
+
+/* Shared flags (the sender's kernels map them): after the sender's
+ * partitions' flags, the receiver's ready-to-receive word (the epoch it
+ * started last, written by its MPI_Start or its stream) and the done word
+ * (the last epoch whose data the sender's kernels completed). */
+#define MCA_PART_UCX_RECV_RTR_WORD(_rreq)  ((_rreq)->super.remote_parts)
+#define MCA_PART_UCX_RECV_DONE_WORD(_rreq) ((_rreq)->super.remote_parts + 1)
+
+/* The receive's words for stream-ordered epochs where the sender's kernels
+ * store into its buffer and complete its epochs (else
+ * OMPI_ERR_NOT_SUPPORTED): the ready-to-receive and done words. */
+int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, volatile uint64_t **rtr,
+                                   volatile uint64_t **done);
 
 /* A receive partition has arrived when every sender partition that
  * overlaps it has: partition counts may differ on the two sides. */
