@@ -160,19 +160,26 @@ struct mpix_prequest_s {
     unsigned long long epoch_seen;
     int epoch_poller;
     /* Kernel copy with the receiver's flags mapped: the group that
-     * completes an epoch's last transport group tells both sides (stream
-     * waits, MPI_Wait), so that no host takes part in the epoch.
-     * groups_done (device memory) counts the groups completed this epoch,
-     * plus 2^32 for each one left to the host, whose data is not there yet
-     * (no word is written then). */
-    volatile uint64_t *remote_done; /* the receiver's word after its rtr word */
-    volatile uint64_t *done;        /* host memory: the send buffer is free again */
+     * completes an epoch's last transport group tells both sides, so that
+     * no host takes part in the epoch: the done words of the receiver (for
+     * its MPI_Wait, in its shared memory; for its stream, in its GPU
+     * memory) and of this side (host memory for MPI_Wait, done_dev for the
+     * stream). groups_done (device memory) counts the groups completed this
+     * epoch, plus 2^32 for each one left to the host, whose data is not
+     * there yet (no word is written then). */
+    volatile uint64_t *remote_done;
+    volatile uint64_t *remote_done_dev; /* NULL where the receiver has no GPU words */
+    volatile uint64_t *done;
+    unsigned long long done_dev;
     unsigned long long groups_done;
     uint32_t groups;
-    /* host memory: the latest epoch a stream started (MPIX_Start_enqueue);
-     * in such an epoch no host sees the receiver's ready-to-receive, so a
-     * kernel waits for it instead of leaving its group to the host */
-    const volatile uint64_t *stream_epoch;
+    /* The receiver's ready-to-receive in its GPU memory, written by its
+     * stream (NULL: none), read before the host-memory word rtr. */
+    const volatile uint64_t *rtr_dev;
+    /* The latest epoch a stream started (MPIX_Start_enqueue). No host sees
+     * the receiver's ready-to-receive in such an epoch, so a kernel waits
+     * for it instead of leaving its group to the host. */
+    unsigned long long stream_started;
 };
 
 #ifdef __CUDACC__
@@ -256,15 +263,17 @@ __device__ static inline bool mpix_part_rtr_read(struct mpix_prequest_s *preq, u
  * this kernel: wait for it. */
 __device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, uint64_t epoch)
 {
-    if (mpix_part_rtr_read(preq, epoch)) {
+    const volatile uint64_t *dev = preq->rtr_dev;
+
+    if ((NULL != dev && *dev >= epoch) || mpix_part_rtr_read(preq, epoch)) {
         return true;
     }
-    if (NULL == preq->stream_epoch || *preq->stream_epoch < epoch) {
+    if (*(volatile unsigned long long *) &preq->stream_started < epoch) {
         return false;
     }
-    while (!mpix_part_rtr_read(preq, epoch)) {
+    while (NULL != dev ? *dev < epoch : !mpix_part_rtr_read(preq, epoch)) {
 #if __CUDA_ARCH__ >= 700
-        __nanosleep(256);
+        __nanosleep(64);
 #endif
     }
     return true;
@@ -298,6 +307,10 @@ __device__ static __noinline__ void mpix_part_epoch_count(struct mpix_prequest_s
 #else
     __threadfence_system();
 #endif
+    if (NULL != preq->remote_done_dev) {
+        *preq->remote_done_dev = mark;
+    }
+    *(volatile unsigned long long *) &preq->done_dev = mark;
     *preq->remote_done = mark;
     *preq->done = mark;
 }

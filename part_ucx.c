@@ -21,6 +21,7 @@
 #include "part_ucx_mpix.h"
 #include "part_ucx_request.h"
 #include "part_ucx_devreq.h"
+#include "part_ucx_stream.h"
 
 
 static int mca_part_ucx_pready(size_t min_part, size_t max_part, ompi_request_t *request);
@@ -91,6 +92,7 @@ int mca_part_ucx_module_fini(void)
     if (!m->initialized) {
         return OMPI_SUCCESS;
     }
+    mca_part_ucx_stream_fini();
 
     if (MPI_KEYVAL_INVALID != m->comm_keyval) {
         /* attributes still set keep it until their communicators go */

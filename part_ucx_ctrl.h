@@ -69,12 +69,18 @@ typedef struct mca_part_ucx_setup_msg_t {
     int32_t sreq_id;
     uint32_t rtr_rkey_len;
     uint64_t sreq_cookie;
-    uint32_t src_device;            /* send buffer in GPU memory */
+    uint32_t src_device;            /* MCA_PART_UCX_SRC_*: 0, host send buffer */
     uint64_t parts;
     uint64_t total_bytes;
     uint64_t rtr_addr;
     uint8_t rtr_rkey[];
 } mca_part_ucx_setup_msg_t;
+
+/* The setup record's src_device: the send buffer is in GPU memory, and its
+ * kernels may store into the receiver's (kernel copy not declined by the
+ * info key "mpix_device_copy" or the MCA parameter). */
+#define MCA_PART_UCX_SRC_DEVICE      1u
+#define MCA_PART_UCX_SRC_KERNEL_COPY 2u
 
 /* Receiver -> sender, once the setup record matched. */
 typedef struct mca_part_ucx_ack_msg_t {
@@ -94,7 +100,11 @@ typedef struct mca_part_ucx_ack_msg_t {
     uint64_t buf_stride;            /* receiver partitions this far apart; 0: packed */
     uint64_t flags_chunk_addr;      /* the shared chunk the flags are in, which a */
     uint64_t flags_chunk_size;      /* sender's GPU may write (kernel copy) */
-    uint8_t rkeys[];                /* buf rkey, then flags rkey */
+    uint64_t words_addr;            /* exposed buffer: the receiver's stream words in its
+                                     * GPU memory (MCA_PART_UCX_RECV_WORDS), 0: none */
+    uint32_t words_rkey_len;
+    uint32_t reserved;
+    uint8_t rkeys[];                /* buf rkey, flags rkey, then words rkey */
 } mca_part_ucx_ack_msg_t;
 
 /* Receiver -> sender: ready for `epoch`, by active message where UCX has no

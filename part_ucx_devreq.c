@@ -57,17 +57,15 @@ struct mca_part_ucx_dev_t {
     bool failed;                    /* a kernel reported misuse (the error word) */
 };
 
-/* The words of epoch_block: kernels read the current epoch, the receiver's
- * ready-to-receive (where its own word is not mapped) and the epoch a
- * stream started last; they write the MPIX_PREQUEST_ERR_* bits and, with a
- * kernel copy that completes epochs itself, the last epoch whose data left
- * the send buffer. */
+/* The words of epoch_block: kernels read the current epoch and the
+ * receiver's ready-to-receive (where its own word is not mapped); they
+ * write the MPIX_PREQUEST_ERR_* bits and, with a kernel copy that completes
+ * epochs itself, the last epoch whose data left the send buffer. */
 #define MCA_PART_UCX_DEV_EPOCH  0
 #define MCA_PART_UCX_DEV_RTR    1
 #define MCA_PART_UCX_DEV_ERROR  2
 #define MCA_PART_UCX_DEV_DONE   3
-#define MCA_PART_UCX_DEV_STREAM 4
-#define MCA_PART_UCX_DEV_WORDS  5
+#define MCA_PART_UCX_DEV_WORDS  4
 
 /* Device request handles -> their requests, for MPIX_Prequest_free
  * (under the module lock). */
@@ -170,8 +168,10 @@ void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev
     words = d->epoch_block.addr;
     w->epoch = words + MCA_PART_UCX_DEV_EPOCH;
     if (NULL != d->host.remote_done) {
-        w->stream_epoch = words + MCA_PART_UCX_DEV_STREAM;
+        w->epoch_dev = (volatile uint64_t *) &d->dptr->epoch_seen;
+        w->started_dev = (volatile uint64_t *) &d->dptr->stream_started;
         w->done = words + MCA_PART_UCX_DEV_DONE;
+        w->done_dev = (volatile uint64_t *) &d->dptr->done_dev;
     }
     w->error = words + MCA_PART_UCX_DEV_ERROR;
 }
@@ -487,11 +487,18 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
                                                   (sreq->super.remote_parts + 2) * sizeof(uint64_t),
                                                   &flags)) {
         volatile uint64_t *words = d->epoch_block.addr;
+        void *wptr = NULL;
         d->host.remote_arrived = (volatile uint64_t *) flags;
         d->host.rtr = d->host.remote_arrived + sreq->super.remote_parts;
         d->host.remote_done = d->host.remote_arrived + sreq->super.remote_parts + 1;
         d->host.done = words + MCA_PART_UCX_DEV_DONE;
-        d->host.stream_epoch = words + MCA_PART_UCX_DEV_STREAM;
+        sreq->peer_rtr = d->host.rtr;
+        /* its stream words, in its GPU memory */
+        if (NULL != sreq->words_rkey &&
+            UCS_OK == ucp_rkey_ptr(sreq->words_rkey, sreq->remote_words, &wptr)) {
+            d->host.rtr_dev = (const volatile uint64_t *) wptr;
+            d->host.remote_done_dev = (volatile uint64_t *) wptr + 1;
+        }
     }
     mca_part_ucx_dev_rtr_words(req, d);
     return OMPI_SUCCESS;
@@ -593,6 +600,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     if (OMPI_SUCCESS == rc) {
         /* the epochs before this one are complete */
         ((volatile uint64_t *) d->epoch_block.addr)[MCA_PART_UCX_DEV_DONE] = completed;
+        d->host.done_dev = completed;
     }
     t[3] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS == rc) {

@@ -20,14 +20,18 @@
 BEGIN_C_DECLS
 
 /* The words of a request's device request that stream-ordered epochs
- * write and wait on (host memory mapped for the GPU); NULL where there are
- * none. epoch: the epoch kernels work in; stream_epoch and done, only for a
- * kernel copy whose kernels complete epochs themselves: the epoch a stream
- * started last, and the last epoch whose data left the send buffer. */
+ * write and wait on; NULL where there are none. epoch (host memory mapped
+ * for the GPU): the epoch kernels work in, for MPIX_Parrived and the host.
+ * Only for a kernel copy whose kernels complete epochs themselves: the
+ * kernels' copy of the epoch and the epoch a stream started last (GPU
+ * memory), the last epoch whose data left the send buffer (done: host
+ * memory, for MPI_Wait; done_dev: GPU memory, for the stream). */
 typedef struct mca_part_ucx_dev_words_t {
     volatile uint64_t *epoch;
-    volatile uint64_t *stream_epoch;
+    volatile uint64_t *epoch_dev;
+    volatile uint64_t *started_dev;
     volatile uint64_t *done;
+    volatile uint64_t *done_dev;
     const volatile uint64_t *error;
 } mca_part_ucx_dev_words_t;
 

@@ -10,6 +10,7 @@
 #include "ompi_config.h"
 
 #include "opal/datatype/opal_convertor.h"
+#include "opal/mca/accelerator/accelerator.h"
 #include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/runtime/opal_progress.h"
 #include "ompi/proc/proc.h"
@@ -525,17 +526,19 @@ static void mca_part_ucx_recv_rtr_word(mca_part_ucx_recvreq_t *rreq)
     }
 }
 
-int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, volatile uint64_t **rtr,
-                                   volatile uint64_t **done)
+int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_recv_words_t *w)
 {
     mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     volatile uint64_t *flags = rreq->flags_block.addr;
 
-    if (MCA_PART_UCX_SETUP_DONE != req->setup || !rreq->shared_flags || !rreq->exposed) {
+    if (MCA_PART_UCX_SETUP_DONE != req->setup || !rreq->shared_flags || !rreq->exposed ||
+        NULL == rreq->words) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
-    *rtr = flags + MCA_PART_UCX_RECV_RTR_WORD(rreq);
-    *done = flags + MCA_PART_UCX_RECV_DONE_WORD(rreq);
+    w->rtr = flags + MCA_PART_UCX_RECV_RTR_WORD(rreq);
+    w->done = flags + MCA_PART_UCX_RECV_DONE_WORD(rreq);
+    w->rtr_dev = rreq->words;
+    w->done_dev = rreq->words + 1;
     return OMPI_SUCCESS;
 }
 
@@ -602,8 +605,8 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     const void *flags_rkey = NULL;
-    void *buf_rkey = NULL;
-    size_t buf_rkey_len = 0, flags_rkey_len = 0;
+    void *buf_rkey = NULL, *words_rkey = NULL;
+    size_t buf_rkey_len = 0, flags_rkey_len = 0, words_rkey_len = 0;
     mca_part_ucx_ack_msg_t *ack;
     int rc;
 
@@ -611,13 +614,20 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
         UCS_OK != ucp_rkey_pack(m->context, rreq->buf_memh, &buf_rkey, &buf_rkey_len)) {
         error = MPI_ERR_INTERN;
     }
+    if (MPI_SUCCESS == error && NULL != rreq->words_memh &&
+        UCS_OK != ucp_rkey_pack(m->context, rreq->words_memh, &words_rkey, &words_rkey_len)) {
+        words_rkey_len = 0; /* no stream words: stream-ordered epochs are refused */
+    }
     if (MPI_SUCCESS == error) {
         flags_rkey = mca_part_ucx_block_rkey(&rreq->flags_block, &flags_rkey_len);
     }
-    ack = calloc(1, sizeof(*ack) + buf_rkey_len + flags_rkey_len);
+    ack = calloc(1, sizeof(*ack) + buf_rkey_len + flags_rkey_len + words_rkey_len);
     if (NULL == ack) {
         if (NULL != buf_rkey) {
             ucp_rkey_buffer_release(buf_rkey);
+        }
+        if (NULL != words_rkey) {
+            ucp_rkey_buffer_release(words_rkey);
         }
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -642,9 +652,18 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     if (NULL != flags_rkey) {
         memcpy(ack->rkeys + buf_rkey_len, flags_rkey, flags_rkey_len);
     }
+    if (0 != words_rkey_len) {
+        ack->words_addr = (uint64_t) (uintptr_t) rreq->words;
+        ack->words_rkey_len = (uint32_t) words_rkey_len;
+        memcpy(ack->rkeys + buf_rkey_len + flags_rkey_len, words_rkey, words_rkey_len);
+    }
+    if (NULL != words_rkey) {
+        ucp_rkey_buffer_release(words_rkey);
+    }
     rreq->super.ctrl_msg = ack;
     rc = mca_part_ucx_ctrl_send(rreq->super.remote, MCA_PART_UCX_AM_ACK, ack,
-                                sizeof(*ack) + buf_rkey_len + flags_rkey_len, &rreq->super.ctrl_op);
+                                sizeof(*ack) + buf_rkey_len + flags_rkey_len + words_rkey_len,
+                                &rreq->super.ctrl_op);
     return rc;
 }
 
@@ -752,6 +771,35 @@ static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t pa
     return rc;
 }
 
+/* The stream words of an exposed receive, in GPU memory the sender's
+ * kernels map (cuda_ipc): zeroed, registered. Without them, stream-ordered
+ * epochs are refused, nothing else changes. */
+static void mca_part_ucx_recv_words(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    ucp_mem_map_params_t params = {0};
+    uint64_t zero[MCA_PART_UCX_RECV_WORDS] = {0};
+    void *words = NULL;
+
+    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(sizeof(zero), &words, &rreq->words_dev)) {
+        return;
+    }
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                        UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+    params.address = words;
+    params.length = sizeof(zero);
+    params.memory_type = UCS_MEMORY_TYPE_CUDA;
+    if (OPAL_SUCCESS != opal_accelerator.mem_copy(rreq->words_dev, MCA_ACCELERATOR_NO_DEVICE_ID,
+                                                  words, zero, sizeof(zero),
+                                                  MCA_ACCELERATOR_TRANSFER_HTOD) ||
+        UCS_OK != ucp_mem_map(mca_part_ucx_module.context, &params, &rreq->words_memh)) {
+        rreq->words_memh = NULL;
+        mca_part_ucx_devmem_free(words, sizeof(zero), rreq->words_dev);
+        return;
+    }
+    rreq->words = words;
+}
+
 /* Register what the sender may write, answer it, and tell it we are ready
  * if MPI_Start came first. A size mismatch fails both sides. */
 void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_setup_msg_t *msg)
@@ -841,6 +889,10 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
         rreq->exposed = (UCS_OK == ucp_mem_map(m->context, &params, &rreq->buf_memh));
         if (!rreq->exposed) {
             rreq->buf_memh = NULL;
+        }
+        if (rreq->exposed && rreq->shared_flags &&
+            (msg->src_device & MCA_PART_UCX_SRC_KERNEL_COPY)) {
+            mca_part_ucx_recv_words(req);
         }
     }
     if (MPI_SUCCESS == error &&
@@ -979,6 +1031,11 @@ static void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
     }
     if (NULL != rreq->buf_memh) {
         ucp_mem_unmap(m->context, rreq->buf_memh);
+    }
+    if (NULL != rreq->words_memh) {
+        ucp_mem_unmap(m->context, rreq->words_memh);
+        mca_part_ucx_devmem_free(rreq->words, MCA_PART_UCX_RECV_WORDS * sizeof(uint64_t),
+                                 rreq->words_dev);
     }
     OPAL_THREAD_LOCK(&m->lock);
     mca_part_ucx_block_free(&rreq->flags_block);

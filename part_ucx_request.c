@@ -249,7 +249,7 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
         req->dev_ops->release(req); /* a device request not freed by the user */
     }
     OPAL_THREAD_LOCK(&m->lock);
-    mca_part_ucx_block_free(&req->stream_count);
+    mca_part_ucx_block_free(&req->stream_words);
     if (NULL != req->ops && NULL != req->ops->withdraw) {
         req->ops->withdraw(req); /* e.g. a receive never matched */
     }
@@ -356,6 +356,30 @@ void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error)
     req->setup = MCA_PART_UCX_SETUP_FAILED;
 }
 
+/* The request's next epoch begins on this side (MPI_Start, or a stream's
+ * start the host runs); a kind's failure fails the request (MPI class). */
+static int mca_part_ucx_request_begin(mca_part_ucx_request_t *req)
+{
+    int rc;
+
+    /* Callbacks on other threads read the epoch (a late ready-to-receive,
+     * an early partition, a setup answer): the new one is seen whole, and
+     * before anything this start sends. */
+    opal_atomic_add_fetch_64((opal_atomic_int64_t *) &req->epoch, 1);
+    if (NULL != req->dev) {
+        req->dev_ops->start(req);
+    }
+    if (req->proc_null) {
+        return OMPI_SUCCESS;
+    }
+    rc = req->ops->start(req);
+    if (OMPI_SUCCESS != rc) {
+        rc = (rc < 0) ? ((OMPI_ERR_OUT_OF_RESOURCE == rc) ? MPI_ERR_NO_MEM : MPI_ERR_INTERN) : rc;
+        mca_part_ucx_request_fail(req, rc);
+    }
+    return rc;
+}
+
 int mca_part_ucx_start(size_t count, ompi_request_t **requests)
 {
     mca_part_ucx_request_t *req;
@@ -384,31 +408,20 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
             /* after stream-ordered epochs (complete: the request is not
              * active): a graph's replays counted epochs the host never saw */
             req->epoch = (*req->stream_epoch > req->epoch) ? *req->stream_epoch : req->epoch;
-            req->enqueued = false;
+            req->enqueued = req->driven = req->running = false;
             req->stream_done = NULL;
         }
-        /* Callbacks on other threads read the epoch (a late ready-to-receive,
-         * an early partition, a setup answer): the new one is seen whole,
-         * and before anything this start sends. */
-        opal_atomic_add_fetch_64((opal_atomic_int64_t *) &req->epoch, 1);
-        if (NULL != req->dev) {
-            req->dev_ops->start(req);
-        }
-
+        rc = mca_part_ucx_request_begin(req);
         if (req->proc_null) {
             /* MPI_PROC_NULL: complete at once with the empty status. */
             mca_part_ucx_request_complete(req);
             continue;
         }
-        rc = req->ops->start(req);
         if (OMPI_SUCCESS != rc) {
             /* Started and failed: complete with the error, which MPI_Wait
              * reports (MPI_Startall drops its callee's return code); the
              * request is left failed, as one whose setup failed. The others
              * start all the same. */
-            rc = (rc < 0) ? ((OMPI_ERR_OUT_OF_RESOURCE == rc) ? MPI_ERR_NO_MEM : MPI_ERR_INTERN)
-                          : rc;
-            mca_part_ucx_request_fail(req, rc);
             mca_part_ucx_request_complete(req);
             if (OMPI_SUCCESS == first_error) {
                 first_error = rc;
@@ -449,6 +462,30 @@ int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
     return req->proc_null ? MPI_SUCCESS : req->ops->prepare(req);
 }
 
+/* Stream-ordered epochs that need a host (part_ucx_stream.c): once the
+ * stream has reached the next one's start, it begins here as MPI_Start
+ * would begin it; once complete, the done word lets the stream go on. One
+ * at a time, in order; a failed one completes as well (the error is the
+ * request's). */
+static void mca_part_ucx_request_drive(mca_part_ucx_request_t *req)
+{
+    volatile uint64_t *words = req->stream_words.addr;
+
+    if (req->running && (req->proc_null || req->ops->progress(req))) {
+        req->running = false;
+        opal_atomic_wmb(); /* the epoch's data and state before the word */
+        words[MCA_PART_UCX_STREAM_DONE] = req->epoch;
+    }
+    if (!req->running && words[MCA_PART_UCX_STREAM_START] > req->epoch) {
+        opal_atomic_rmb();
+        req->running = true;
+        if (OMPI_SUCCESS != mca_part_ucx_request_begin(req)) {
+            req->running = false;
+            words[MCA_PART_UCX_STREAM_DONE] = req->epoch;
+        }
+    }
+}
+
 /* A stream-ordered epoch, which no host progresses: complete on this side
  * once its done word says so, and, so that its memory may be freed, once
  * the stream is past the last work it was given for the request. */
@@ -457,6 +494,9 @@ static bool mca_part_ucx_request_stream_done(mca_part_ucx_request_t *req)
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
     int done;
 
+    if (req->driven) {
+        mca_part_ucx_request_drive(req);
+    }
     if (*req->stream_done < *req->stream_epoch) {
         return false;
     }

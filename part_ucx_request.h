@@ -135,13 +135,27 @@ struct mca_part_ucx_request_t {
      * and the stream is past the request's last work (stream_event). */
     bool enqueued;
     uint64_t starts, waits;         /* enqueued starts and waits: one wait a start */
-    mca_part_ucx_block_t stream_count; /* a graph's epoch count (mapped), made on first use */
+    mca_part_ucx_block_t stream_words; /* MCA_PART_UCX_STREAM_* (mapped), made on first use */
+    /* Epochs the host runs in stream order (mca_part_ucx_request_drive):
+     * one of them under way, and the last one a stream was given. */
+    bool driven;
+    bool running;
+    uint64_t enq_epoch;
+    const volatile uint64_t *stream_wait; /* what the stream waits on (GPU memory) */
     const volatile uint64_t *stream_done;
     const volatile uint64_t *stream_epoch;
     void *stream_event;
 };
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
+
+/* A request's stream words (host memory mapped for the GPU): a graph's
+ * epoch count; where the host runs the epochs, the last epoch a stream
+ * started (the stream writes it) and the last one complete (the host). */
+#define MCA_PART_UCX_STREAM_COUNT 0
+#define MCA_PART_UCX_STREAM_START 1
+#define MCA_PART_UCX_STREAM_DONE  2
+#define MCA_PART_UCX_STREAM_WORDS 3
 
 /* What a point-to-point send and receive share: the peer, the data as UCX
  * moves it, and the setup exchange. */
@@ -178,6 +192,10 @@ typedef struct mca_part_ucx_sendreq_t {
     uint64_t remote_stride;         /* the receiver's stride, 0: its partitions are packed */
     uint64_t remote_flags;
     uint64_t remote_flags_chunk;    /* am: the receiver's shared chunk of them */
+    uint64_t remote_words;          /* exposed receive: its stream words, and their key */
+    ucp_rkey_h words_rkey;
+    const volatile uint64_t *peer_rtr; /* kernel copy: the receiver's ready-to-receive word
+                                        * (its shared flags, mapped here), NULL: none */
     uint64_t remote_flags_chunk_size;
     mca_part_ucx_block_t rtr_block; /* receiver writes the epoch it is ready for */
     volatile uint64_t *part_state;  /* MCA_PART_UCX_QUEUED / MCA_PART_UCX_ISSUED */
@@ -203,6 +221,9 @@ typedef struct mca_part_ucx_recvreq_t {
     bool exposed;                   /* GPU buffer mapped for the sender's kernels */
     bool shared_flags;              /* flags_block in shared memory mapped for the GPU, with
                                      * the two words of MCA_PART_UCX_RECV_RTR_WORD after them */
+    uint64_t *words;                /* exposed: MCA_PART_UCX_RECV_WORDS words of GPU memory */
+    int words_dev;                  /* their device (mca_part_ucx_devmem_alloc) */
+    ucp_mem_h words_memh;
     uint64_t remote_rtr;
     mca_part_ucx_block_t flags_block; /* one flag per sender partition */
     ucp_mem_h buf_memh;
@@ -288,10 +309,12 @@ void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
  * holds). */
 static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_sendreq_t *sreq)
 {
+    /* a receiver whose epochs a stream starts sends no message: its word */
     return MCA_PART_UCX_SETUP_DONE == sreq->super.super.setup &&
-           *(volatile uint64_t *) sreq->rtr_block.addr +
-                   ((sreq->super.ahead && NULL == sreq->hcopy_dst) ? 1 : 0) >=
-               sreq->super.super.epoch;
+           (*(volatile uint64_t *) sreq->rtr_block.addr +
+                    ((sreq->super.ahead && NULL == sreq->hcopy_dst) ? 1 : 0) >=
+                sreq->super.super.epoch ||
+            (NULL != sreq->peer_rtr && *sreq->peer_rtr >= sreq->super.super.epoch));
 }
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
 void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);
@@ -376,12 +399,20 @@ void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_
  * (the last epoch whose data the sender's kernels completed). */
 #define MCA_PART_UCX_RECV_RTR_WORD(_rreq)  ((_rreq)->super.remote_parts)
 #define MCA_PART_UCX_RECV_DONE_WORD(_rreq) ((_rreq)->super.remote_parts + 1)
+/* The same two words in the receiver's GPU memory, which the sender's
+ * kernels reach over NVLink and its stream waits on without crossing PCIe:
+ * written in stream-ordered epochs only. */
+#define MCA_PART_UCX_RECV_WORDS 2
 
 /* The receive's words for stream-ordered epochs where the sender's kernels
  * store into its buffer and complete its epochs (else
- * OMPI_ERR_NOT_SUPPORTED): the ready-to-receive and done words. */
-int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, volatile uint64_t **rtr,
-                                   volatile uint64_t **done);
+ * OMPI_ERR_NOT_SUPPORTED): the ready-to-receive and done words in shared
+ * host memory and in GPU memory. */
+typedef struct mca_part_ucx_recv_words_t {
+    volatile uint64_t *rtr, *done;
+    volatile uint64_t *rtr_dev, *done_dev;
+} mca_part_ucx_recv_words_t;
+int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_recv_words_t *w);
 
 /* A receive partition has arrived when every sender partition that
  * overlaps it has: partition counts may differ on the two sides. */

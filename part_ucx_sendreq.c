@@ -710,7 +710,8 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
 
     if (len < sizeof(*ack) || ack->buf_rkey_len > MCA_PART_UCX_MAX_RKEY ||
         ack->flags_rkey_len > MCA_PART_UCX_MAX_RKEY ||
-        len < sizeof(*ack) + ack->buf_rkey_len + ack->flags_rkey_len) {
+        ack->words_rkey_len > MCA_PART_UCX_MAX_RKEY ||
+        len < sizeof(*ack) + ack->buf_rkey_len + ack->flags_rkey_len + ack->words_rkey_len) {
         MCA_PART_UCX_ERROR("malformed setup answer dropped");
         return;
     }
@@ -778,6 +779,13 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
         }
         sreq->remote_flags_chunk = ack->flags_chunk_addr;
         sreq->remote_flags_chunk_size = ack->flags_chunk_size;
+        /* ... and its stream words (stream-ordered epochs, kernel copy) */
+        if (sreq->rndv && ack->words_rkey_len > 0 && 0 != ack->words_addr &&
+            UCS_OK == ucp_ep_rkey_unpack(p2p->remote->eps[0],
+                                         ack->rkeys + ack->buf_rkey_len + ack->flags_rkey_len,
+                                         &sreq->words_rkey)) {
+            sreq->remote_words = ack->words_addr;
+        }
         mca_part_ucx_send_setup_done(req);
         return;
     }
@@ -947,7 +955,10 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     msg->sreq_cookie = req->cookie;
     msg->parts = parts;
     msg->total_bytes = req->total_bytes;
-    msg->src_device = req->device;
+    msg->src_device = !req->device ? 0u
+                      : (MCA_PART_UCX_DEVICE_COPY_PROGRESS == sreq->device_copy)
+                          ? MCA_PART_UCX_SRC_DEVICE
+                          : MCA_PART_UCX_SRC_DEVICE | MCA_PART_UCX_SRC_KERNEL_COPY;
     msg->rtr_addr = (uint64_t) (uintptr_t) sreq->rtr_block.addr;
     msg->rtr_rkey_len = (uint32_t) rkey_len;
     memcpy(msg->rtr_rkey, rkey, rkey_len);
@@ -990,6 +1001,9 @@ static void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
     }
     OPAL_THREAD_LOCK(&m->lock);
     mca_part_ucx_block_free(&sreq->rtr_block);
+    if (NULL != sreq->words_rkey) {
+        ucp_rkey_destroy(sreq->words_rkey);
+    }
     OPAL_THREAD_UNLOCK(&m->lock);
     if (NULL != sreq->hcopy_dst) {
         /* a failed epoch may leave copies behind: they must not outlive the buffer */

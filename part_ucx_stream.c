@@ -16,7 +16,8 @@
  *
  * Within a node, where the sender's kernels store into the receiver's GPU
  * buffer (kernel copy, part_ucx_devreq.c) and set its arrival flags, an
- * epoch is made of words in host memory that both GPUs map:
+ * epoch is made of words both GPUs map (GPU memory, reached over NVLink,
+ * for the streams and kernels; host memory for the hosts):
  *   - receiver's start: its stream writes its ready-to-receive word, which
  *     the sender's kernels read (and wait for, in an epoch a stream started:
  *     mpix_part_device.h);
@@ -33,8 +34,12 @@
  * waits for the done word to reach that count.
  *
  * Elsewhere (the progress engine, host buffers, another node, partitioned
- * collectives) an epoch needs a host path, which is not ordered on streams
- * yet: the calls fail with MPI_ERR_UNSUPPORTED_OPERATION.
+ * collectives) the host runs each epoch, in stream order, on a progress
+ * thread of this component: the stream writes the epoch it reached into a
+ * word of the request, the host begins the epoch as MPI_Start would once it
+ * sees it there (mca_part_ucx_request_drive), and writes the epoch into a
+ * done word the stream waits on once it is complete. That thread needs
+ * MPI_THREAD_MULTIPLE; without, such epochs are refused.
  */
 
 #include "ompi_config.h"
@@ -46,12 +51,63 @@
 #include "part_ucx_devreq.h"
 #include "part_ucx_device_plugin.h"
 #include "part_ucx_mpix.h"
+#include "part_ucx_stream.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+/* The progress thread of epochs the host runs: part/ucx's progress while
+ * any of its requests is active (the application's thread may sit in a
+ * CUDA synchronisation, which progresses nothing). Only this component's
+ * progress: the thread runs until this component's finalize, while other
+ * components may already be finalizing. Started on first need. */
+static pthread_t mca_part_ucx_stream_tid;
+static bool mca_part_ucx_stream_thread_on = false;
+static volatile bool mca_part_ucx_stream_thread_stop = false;
+
+static void *mca_part_ucx_stream_thread(void *arg)
+{
+    (void) arg;
+    while (!mca_part_ucx_stream_thread_stop) {
+        if (0 != mca_part_ucx_module.num_active) {
+            (void) mca_part_ucx_request_progress();
+        } else {
+            usleep(50);
+        }
+    }
+    return NULL;
+}
+
+/* Under the module lock. */
+static void mca_part_ucx_stream_thread_need(void)
+{
+    if (!mca_part_ucx_stream_thread_on) {
+        mca_part_ucx_stream_thread_stop = false;
+        mca_part_ucx_stream_thread_on =
+            (0 == pthread_create(&mca_part_ucx_stream_tid, NULL, mca_part_ucx_stream_thread, NULL));
+        if (!mca_part_ucx_stream_thread_on) {
+            MCA_PART_UCX_ERROR("no progress thread for stream-ordered epochs: they progress "
+                               "only inside MPI calls");
+        }
+    }
+}
+
+void mca_part_ucx_stream_fini(void)
+{
+    if (mca_part_ucx_stream_thread_on) {
+        mca_part_ucx_stream_thread_stop = true;
+        pthread_join(mca_part_ucx_stream_tid, NULL);
+        mca_part_ucx_stream_thread_on = false;
+    }
+}
 
 /* What a request's starts write and its waits wait for. */
 typedef struct mca_part_ucx_stream_plan_t {
+    bool driven;                     /* the host runs the epochs (progress thread) */
     unsigned n;
     volatile uint64_t *start[4];     /* words a start sets to the epoch */
-    const volatile uint64_t *done;   /* complete on this side once >= the epoch */
+    const volatile uint64_t *wait;   /* the stream's: complete once >= the epoch */
+    const volatile uint64_t *done;   /* the same, in host memory for MPI_Wait */
 } mca_part_ucx_stream_plan_t;
 
 static const char *mca_part_ucx_stream_kind(const mca_part_ucx_request_t *req)
@@ -69,60 +125,95 @@ static int mca_part_ucx_stream_refuse(const mca_part_ucx_request_t *req, const c
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
+/* The request's stream words, made at its first start, so that a graph
+ * captured later allocates nothing (an allocation can invalidate a
+ * capture). */
+static volatile uint64_t *mca_part_ucx_stream_words(mca_part_ucx_request_t *req)
+{
+    if (NULL == req->stream_words.addr &&
+        OMPI_SUCCESS != mca_part_ucx_block_alloc_mapped(MCA_PART_UCX_STREAM_WORDS *
+                                                            sizeof(uint64_t),
+                                                        &req->stream_words)) {
+        return NULL;
+    }
+    return req->stream_words.addr;
+}
+
+/* Where the sender's kernels complete the epochs themselves. */
+static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
+                                       const mca_part_ucx_dev_words_t *w,
+                                       mca_part_ucx_stream_plan_t *plan)
+{
+    mca_part_ucx_recv_words_t r;
+
+    if (MCA_PART_UCX_SEND == req->kind && NULL != w->done_dev) {
+        plan->start[plan->n++] = w->epoch_dev;
+        plan->start[plan->n++] = w->started_dev;
+        plan->start[plan->n++] = w->epoch;
+        plan->wait = w->done_dev;
+        plan->done = w->done;
+        return true;
+    }
+    if (MCA_PART_UCX_RECV == req->kind && OMPI_SUCCESS == mca_part_ucx_recv_stream_words(req, &r)) {
+        plan->start[plan->n++] = r.rtr_dev;
+        plan->start[plan->n++] = r.rtr; /* for a sender whose epochs its host starts */
+        if (NULL != w->epoch) {
+            plan->start[plan->n++] = w->epoch; /* MPIX_Parrived's epoch */
+        }
+        plan->wait = r.done_dev;
+        plan->done = r.done;
+        return true;
+    }
+    return false;
+}
+
 /* The words of a request's stream-ordered epochs (its setup done). */
 static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, mca_part_ucx_stream_plan_t *plan)
 {
     mca_part_ucx_dev_words_t w;
-    volatile uint64_t *rtr, *done;
+    volatile uint64_t *words;
 
     memset(plan, 0, sizeof(*plan));
+    if (NULL == (words = mca_part_ucx_stream_words(req))) {
+        return MPI_ERR_NO_MEM;
+    }
     if (req->proc_null) {
         plan->done = (const volatile uint64_t *) &req->epoch; /* nothing moves */
         return MPI_SUCCESS;
     }
-    if (MCA_PART_UCX_COLL == req->kind) {
-        return mca_part_ucx_stream_refuse(req, "partitioned collectives are started from the "
-                                               "host only (MPI_Start)");
+    if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return req->error;
     }
-    if (MCA_PART_UCX_SETUP_DONE != req->setup) {
-        return (MCA_PART_UCX_SETUP_FAILED == req->setup) ? req->error : MPI_ERR_INTERN;
+    if (MCA_PART_UCX_COLL != req->kind && MCA_PART_UCX_SETUP_DONE != req->setup) {
+        return MPI_ERR_INTERN; /* waited for by the caller */
+    }
+    if (req->takes_pready && NULL == req->dev) {
+        /* only kernels make partitions ready in an epoch a stream started */
+        return MPI_ERR_REQUEST;
     }
     mca_part_ucx_dev_stream_words(req, &w);
-    if (MCA_PART_UCX_SEND == req->kind) {
-        if (NULL == req->dev) {
-            /* only kernels make partitions ready in an epoch a stream started */
-            return MPI_ERR_REQUEST;
-        }
-        if (NULL == w.done) {
-            return mca_part_ucx_stream_refuse(req, "its kernels do not store into the "
-                                                   "receiver's GPU buffer (kernel copy)");
-        }
-        plan->start[plan->n++] = w.epoch;
-        plan->start[plan->n++] = w.stream_epoch;
-        plan->done = w.done;
+    if (mca_part_ucx_stream_direct(req, &w, plan)) {
         return MPI_SUCCESS;
     }
-    if (OMPI_SUCCESS != mca_part_ucx_recv_stream_words(req, &rtr, &done)) {
-        return mca_part_ucx_stream_refuse(req, "the sender's kernels cannot store into its "
-                                               "buffer (GPU buffers on one node, mapped by "
-                                               "UCX's cuda_ipc)");
+    /* The host runs the epochs, on the progress thread. */
+    if (MCA_PART_UCX_SEND == req->kind && NULL != mca_part_ucx_sendreq(req)->words_rkey) {
+        /* its receiver expects this side's kernels to complete its epochs */
+        return mca_part_ucx_stream_refuse(req, "its kernels cannot store into the receiver's "
+                                               "GPU buffer, which the receiver offered for it");
     }
-    plan->start[plan->n++] = rtr;
+    if (MPI_THREAD_MULTIPLE != ompi_mpi_thread_provided) {
+        return mca_part_ucx_stream_refuse(req, "its epochs need the host (the progress engine, "
+                                               "host buffers, another node or a partitioned "
+                                               "collective), whose progress thread needs "
+                                               "MPI_THREAD_MULTIPLE");
+    }
+    plan->driven = true;
+    plan->start[plan->n++] = words + MCA_PART_UCX_STREAM_START;
     if (NULL != w.epoch) {
-        plan->start[plan->n++] = w.epoch; /* MPIX_Parrived's epoch */
+        plan->start[plan->n++] = w.epoch; /* the kernels' epoch, before the host's start */
     }
-    plan->done = done;
+    plan->wait = plan->done = words + MCA_PART_UCX_STREAM_DONE;
     return MPI_SUCCESS;
-}
-
-/* The request's own epoch count for graphs, made on first use. */
-static volatile uint64_t *mca_part_ucx_stream_counter(mca_part_ucx_request_t *req)
-{
-    if (NULL == req->stream_count.addr &&
-        OMPI_SUCCESS != mca_part_ucx_block_alloc_mapped(sizeof(uint64_t), &req->stream_count)) {
-        return NULL;
-    }
-    return req->stream_count.addr;
 }
 
 /* Whether an epoch may be enqueued: no host epoch active, the last enqueued
@@ -148,28 +239,81 @@ static int mca_part_ucx_stream_event(mca_part_ucx_request_t *req,
     return (0 == gpu->event_record(req->stream_event, stream)) ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
-static int mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req,
-                                         const mca_part_ucx_device_ops_t *gpu, void *stream,
-                                         bool counted, const mca_part_ucx_stream_plan_t *plan)
+/* The host's side of a start, under the module lock: the epoch it gives the
+ * stream's words, the request active until the stream says it is done. */
+static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool counted,
+                                              const mca_part_ucx_stream_plan_t *plan)
 {
-    volatile uint64_t *count = NULL;
-    uint64_t values[4], e;
+    volatile uint64_t *words = req->stream_words.addr;
+    volatile uint64_t *count = words + MCA_PART_UCX_STREAM_COUNT;
+    uint64_t base, e;
+
+    /* The epochs so far: the host's, a graph's replays the host never saw
+     * (the stream was synchronised before this, as for any host use of
+     * the request), those the host was given to run. */
+    base = (*count > req->epoch) ? *count : req->epoch;
+    base = (req->driven && req->enq_epoch > base) ? req->enq_epoch : base;
+    if (plan->driven && !req->driven) {
+        /* the host's epochs catch up with the stream's from here */
+        words[MCA_PART_UCX_STREAM_START] = words[MCA_PART_UCX_STREAM_DONE] = base;
+        req->epoch = base;
+    }
+    e = base + 1;
+    req->super.req_state = OMPI_REQUEST_ACTIVE;
+    req->super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    req->super.req_status._cancelled = 0;
+    req->super.req_complete = REQUEST_PENDING;
+    req->enqueued = true;
+    req->driven = plan->driven;
+    req->stream_wait = plan->wait;
+    req->stream_done = plan->done;
+    if (counted) {
+        *count = base; /* the graph counts on from here */
+        req->stream_epoch = count;
+    } else if (plan->driven) {
+        *count = req->enq_epoch = e;
+        req->stream_epoch = (const volatile uint64_t *) &req->enq_epoch;
+    } else {
+        req->stream_epoch = (const volatile uint64_t *) &req->epoch;
+        opal_atomic_add_fetch_64((opal_atomic_int64_t *) &req->epoch, 1);
+        *count = req->epoch;
+    }
+    ++req->starts;
+    mca_part_ucx_request_activate(req);
+    if (plan->driven) {
+        mca_part_ucx_stream_thread_need();
+    }
+    return e;
+}
+
+/* A start or wait the stream was not given: the request completes at
+ * once, failed, rather than wait for words nothing writes. */
+static int mca_part_ucx_stream_failed(mca_part_ucx_request_t *req,
+                                      const mca_part_ucx_device_ops_t *gpu, const char *what)
+{
+    MCA_PART_UCX_ERROR("enqueueing the %s of a partitioned epoch failed: %s", what,
+                       gpu->last_error());
+    req->error = MPI_ERR_INTERN;
+    req->driven = false;
+    req->stream_done = req->stream_epoch;
+    return MPI_ERR_INTERN;
+}
+
+/* The stream's side of a start, outside the module lock: a CUDA call may
+ * block while the stream's queue is full, until the stream drains, which
+ * may take this module's progress. */
+static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
+                                           const mca_part_ucx_device_ops_t *gpu, void *stream,
+                                           bool counted, const mca_part_ucx_stream_plan_t *plan,
+                                           uint64_t e)
+{
+    volatile uint64_t *count = (volatile uint64_t *) req->stream_words.addr +
+                               MCA_PART_UCX_STREAM_COUNT;
+    uint64_t values[4];
     unsigned i;
     int rc = 0;
 
-    /* made at the first start, so that a graph captured later allocates
-     * nothing (an allocation can invalidate a capture) */
-    if (NULL == (count = mca_part_ucx_stream_counter(req))) {
-        return MPI_ERR_NO_MEM;
-    }
-    /* A graph's replays counted epochs the host never saw (the stream was
-     * synchronised before this, as for any host use of the request). */
-    if (*count > req->epoch) {
-        req->epoch = *count;
-    }
-    e = req->epoch + 1;
     if (counted) {
-        *count = req->epoch; /* the graph counts on from here */
         rc = (0 == plan->n) ? 0 : gpu->stream_start_counted(stream, count, plan->n, plan->start);
     } else if (0 != plan->n) {
         for (i = 0; i < plan->n; ++i) {
@@ -178,27 +322,9 @@ static int mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req,
         rc = gpu->stream_write(stream, plan->n, plan->start, values);
     }
     if (0 != rc) {
-        MCA_PART_UCX_ERROR("enqueueing the start of a partitioned epoch failed: %s",
-                           gpu->last_error());
-        return MPI_ERR_INTERN;
+        return mca_part_ucx_stream_failed(req, gpu, "start");
     }
-    req->super.req_state = OMPI_REQUEST_ACTIVE;
-    req->super.req_status.MPI_ERROR = OMPI_SUCCESS;
-    req->super.req_status._cancelled = 0;
-    req->super.req_complete = REQUEST_PENDING;
-    req->enqueued = true;
-    req->stream_done = plan->done;
-    if (counted) {
-        req->stream_epoch = count;
-    } else {
-        req->stream_epoch = (const volatile uint64_t *) &req->epoch;
-        opal_atomic_add_fetch_64((opal_atomic_int64_t *) &req->epoch, 1);
-        *count = req->epoch;
-    }
-    ++req->starts;
-    rc = counted ? MPI_SUCCESS : mca_part_ucx_stream_event(req, gpu, stream);
-    mca_part_ucx_request_activate(req);
-    return rc;
+    return counted ? MPI_SUCCESS : mca_part_ucx_stream_event(req, gpu, stream);
 }
 
 static const mca_part_ucx_device_ops_t *mca_part_ucx_stream_gpu(void *stream, int *capturing)
@@ -216,6 +342,7 @@ int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *st
     const mca_part_ucx_device_ops_t *gpu;
     mca_part_ucx_request_t *req;
     int capturing, rc = MPI_SUCCESS;
+    uint64_t *epochs;
     size_t i;
 
     if (0 == count) {
@@ -225,10 +352,11 @@ int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *st
     if (NULL == gpu) {
         return MPI_ERR_UNSUPPORTED_OPERATION; /* no GPU here, or not a stream */
     }
-    plans = calloc(count, sizeof(*plans));
+    plans = calloc(count, sizeof(*plans) + sizeof(uint64_t));
     if (NULL == plans) {
         return MPI_ERR_NO_MEM;
     }
+    epochs = (uint64_t *) (plans + count);
     /* The first start of a receive may come before the sender's setup
      * record: its words exist once matched (outside the module lock, which
      * progress takes). */
@@ -250,10 +378,14 @@ int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *st
         }
     }
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
-        rc = mca_part_ucx_stream_start_one((mca_part_ucx_request_t *) requests[i], gpu, stream,
-                                           1 == capturing, &plans[i]);
+        epochs[i] = mca_part_ucx_stream_start_one((mca_part_ucx_request_t *) requests[i],
+                                                  1 == capturing, &plans[i]);
     }
     OPAL_THREAD_UNLOCK(&m->lock);
+    for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
+        rc = mca_part_ucx_stream_issue_start((mca_part_ucx_request_t *) requests[i], gpu, stream,
+                                             1 == capturing, &plans[i], epochs[i]);
+    }
     free(plans);
     return rc;
 }
@@ -263,7 +395,9 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     const mca_part_ucx_device_ops_t *gpu;
     mca_part_ucx_request_t *req;
+    const volatile uint64_t *counter;
     int capturing, rc = MPI_SUCCESS, err;
+    uint64_t *targets;
     size_t i;
 
     if (0 == count) {
@@ -272,6 +406,10 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     gpu = mca_part_ucx_stream_gpu(stream, &capturing);
     if (NULL == gpu) {
         return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    targets = calloc(count, sizeof(*targets));
+    if (NULL == targets) {
+        return MPI_ERR_NO_MEM;
     }
     OPAL_THREAD_LOCK(&m->lock);
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
@@ -283,24 +421,27 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     }
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
-        if (req->stream_done == (const volatile uint64_t *) &req->epoch) {
-            err = 0; /* MPI_PROC_NULL: nothing to wait for */
-        } else if (req->stream_epoch == (const volatile uint64_t *) &req->epoch) {
-            err = gpu->stream_wait(stream, req->stream_done, req->epoch);
+        targets[i] = *req->stream_epoch; /* the epoch of the last start */
+        req->waits = req->starts;
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    /* Outside the lock, as the starts (mca_part_ucx_stream_issue_start). */
+    for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
+        req = (mca_part_ucx_request_t *) requests[i];
+        counter = (const volatile uint64_t *) req->stream_words.addr + MCA_PART_UCX_STREAM_COUNT;
+        if (req->proc_null) {
+            err = 0; /* nothing to wait for */
+        } else if (req->stream_epoch == counter) {
+            err = gpu->stream_wait_counted(stream, req->stream_wait, counter);
         } else {
-            err = gpu->stream_wait_counted(stream, req->stream_done, req->stream_epoch);
+            err = gpu->stream_wait(stream, req->stream_wait, targets[i]);
         }
         if (0 != err) {
-            MCA_PART_UCX_ERROR("enqueueing the wait of a partitioned epoch failed: %s",
-                               gpu->last_error());
-            rc = MPI_ERR_INTERN;
-            break;
-        }
-        req->waits = req->starts;
-        if (1 != capturing) {
+            rc = mca_part_ucx_stream_failed(req, gpu, "wait");
+        } else if (1 != capturing) {
             rc = mca_part_ucx_stream_event(req, gpu, stream);
         }
     }
-    OPAL_THREAD_UNLOCK(&m->lock);
+    free(targets);
     return rc;
 }
