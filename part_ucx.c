@@ -72,6 +72,8 @@ int mca_part_ucx_module_init(const mca_base_component_t *version, bool enable_mp
     m->comm_keyval = MPI_KEYVAL_INVALID;
     opal_pointer_array_init(&m->requests, 64, INT32_MAX, 64);
     mca_part_ucx_link_init(&m->active);
+    mca_part_ucx_link_init(&m->driven);
+    m->num_driven = 0;
     m->num_active = 0;
     m->initialized = true;
 

@@ -146,6 +146,11 @@ typedef struct mca_part_ucx_module_t {
     mca_part_ucx_link_t active;         /* requests the progress function polls */
     opal_free_list_t op_ctx;            /* mca_part_ucx_op_ctx_get */
     opal_atomic_int32_t num_active;
+    /* Requests whose stream-ordered epochs the host runs: polled for a
+     * stream's start even where no epoch is active on the host (a graph's
+     * replays start epochs the host never counted). */
+    mca_part_ucx_link_t driven;
+    opal_atomic_int32_t num_driven;
     /* Whether UCX has a transport that does RMA by itself, to a peer of this
      * node (shared memory) and of another (RDMA); where it has none it
      * emulates puts over active messages (tcp: ~20 us a put, 8 an active

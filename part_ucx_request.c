@@ -249,6 +249,7 @@ static void mca_part_ucx_request_release(mca_part_ucx_request_t *req)
         req->dev_ops->release(req); /* a device request not freed by the user */
     }
     OPAL_THREAD_LOCK(&m->lock);
+    mca_part_ucx_request_drive_off(req);
     mca_part_ucx_block_free(&req->stream_words);
     if (NULL != req->ops && NULL != req->ops->withdraw) {
         req->ops->withdraw(req); /* e.g. a receive never matched */
@@ -330,6 +331,27 @@ void mca_part_ucx_request_activate(mca_part_ucx_request_t *req)
     OPAL_THREAD_UNLOCK(&m->lock);
 }
 
+void mca_part_ucx_request_drive_on(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+
+    if (!mca_part_ucx_link_linked(&req->drive_link)) {
+        mca_part_ucx_link_append(&m->driven, &req->drive_link);
+        opal_atomic_add_fetch_32(&m->num_driven, 1);
+    }
+}
+
+void mca_part_ucx_request_drive_off(mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+
+    if (mca_part_ucx_link_linked(&req->drive_link)) {
+        mca_part_ucx_link_remove(&req->drive_link);
+        opal_atomic_add_fetch_32(&m->num_driven, -1);
+    }
+    req->driven = req->running = false;
+}
+
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req)
 {
     ompi_status_public_t *status = &req->super.req_status;
@@ -408,8 +430,11 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
             /* after stream-ordered epochs (complete: the request is not
              * active): a graph's replays counted epochs the host never saw */
             req->epoch = (*req->stream_epoch > req->epoch) ? *req->stream_epoch : req->epoch;
-            req->enqueued = req->driven = req->running = false;
+            req->enqueued = false;
             req->stream_done = NULL;
+            OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
+            mca_part_ucx_request_drive_off(req);
+            OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
         }
         rc = mca_part_ucx_request_begin(req);
         if (req->proc_null) {
@@ -471,6 +496,9 @@ static void mca_part_ucx_request_drive(mca_part_ucx_request_t *req)
 {
     volatile uint64_t *words = req->stream_words.addr;
 
+    if (!req->driven) {
+        return; /* its enqueue failed */
+    }
     if (req->running && (req->proc_null || req->ops->progress(req))) {
         req->running = false;
         opal_atomic_wmb(); /* the epoch's data and state before the word */
@@ -494,9 +522,6 @@ static bool mca_part_ucx_request_stream_done(mca_part_ucx_request_t *req)
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
     int done;
 
-    if (req->driven) {
-        mca_part_ucx_request_drive(req);
-    }
     if (*req->stream_done < *req->stream_epoch) {
         return false;
     }
@@ -526,8 +551,11 @@ int mca_part_ucx_request_progress(void)
     }
     count += mca_part_ucx_ctrl_progress();
 
-    if (0 == m->num_active || 0 != opal_mutex_trylock(&m->lock)) {
+    if ((0 == m->num_active && 0 == m->num_driven) || 0 != opal_mutex_trylock(&m->lock)) {
         return count;
+    }
+    for (item = m->driven.next; item != &m->driven; item = item->next) {
+        mca_part_ucx_request_drive(container_of(item, mca_part_ucx_request_t, drive_link));
     }
     for (item = m->active.next; item != &m->active; item = next) {
         next = item->next;

@@ -141,6 +141,7 @@ struct mca_part_ucx_request_t {
     bool driven;
     bool running;
     uint64_t enq_epoch;
+    mca_part_ucx_link_t drive_link; /* the module's driven list */
     const volatile uint64_t *stream_wait; /* what the stream waits on (GPU memory) */
     const volatile uint64_t *stream_done;
     const volatile uint64_t *stream_epoch;
@@ -318,6 +319,9 @@ static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_sendreq_t *sre
 }
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
 void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);
+/* On or off the module's driven list (under the module lock). */
+void mca_part_ucx_request_drive_on(mca_part_ucx_request_t *req);
+void mca_part_ucx_request_drive_off(mca_part_ucx_request_t *req);
 /* The live request of this id and cookie, or NULL. _get (from AM callbacks,
  * any thread) holds it until _put: its release waits for that. */
 mca_part_ucx_request_t *mca_part_ucx_request_lookup(int32_t id, uint64_t cookie);

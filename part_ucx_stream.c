@@ -69,7 +69,7 @@ static void *mca_part_ucx_stream_thread(void *arg)
 {
     (void) arg;
     while (!mca_part_ucx_stream_thread_stop) {
-        if (0 != mca_part_ucx_module.num_active) {
+        if (0 != mca_part_ucx_module.num_active || 0 != mca_part_ucx_module.num_driven) {
             (void) mca_part_ucx_request_progress();
         } else {
             usleep(50);
@@ -264,7 +264,6 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
     req->super.req_status._cancelled = 0;
     req->super.req_complete = REQUEST_PENDING;
     req->enqueued = true;
-    req->driven = plan->driven;
     req->stream_wait = plan->wait;
     req->stream_done = plan->done;
     if (counted) {
@@ -281,7 +280,11 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
     ++req->starts;
     mca_part_ucx_request_activate(req);
     if (plan->driven) {
+        req->driven = true;
+        mca_part_ucx_request_drive_on(req);
         mca_part_ucx_stream_thread_need();
+    } else {
+        mca_part_ucx_request_drive_off(req);
     }
     return e;
 }
