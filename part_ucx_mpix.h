@@ -52,6 +52,13 @@ int mca_part_ucx_palltoall_init(const void *sendbuf, void *recvbuf, int partitio
                                 ompi_datatype_t *datatype, ompi_communicator_t *comm,
                                 ompi_info_t *info, ompi_request_t **request);
 
+/* Stream-ordered starts and waits (MPIX_Start(all)_enqueue,
+ * MPIX_Wait(all)_enqueue): `requests` are partitioned requests, checked by
+ * the binding, all on the CUDA stream `stream` (a cudaStream_t); an MPI
+ * error class. */
+int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *stream);
+int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *stream);
+
 END_C_DECLS
 
 #endif /* MCA_PART_UCX_MPIX_H */
