@@ -1,10 +1,10 @@
 /* Streams of the MPI extension "part" on a node without a GPU:
  * MPIX_Info_set_hex's encoding, MPIX_Stream_create/free with good and bad
  * info, stream communicators (MPIX_Stream_comm_create) that carry
- * partitioned epochs on the host with their data checked, a stream kept
- * alive by its communicator after MPIX_Stream_free, and every argument
- * error of MPIX_Start(all)_enqueue / MPIX_Wait(all)_enqueue with its class
- * and the handler that reports it. The enqueue calls that pass the
+ * partitioned epochs on the host with their data checked (point-to-point
+ * and a collective), a stream kept alive by its communicator after
+ * MPIX_Stream_free, and every argument error of MPIX_Start(all)_enqueue /
+ * MPIX_Wait(all)_enqueue with its class and the handler that reports it. The enqueue calls that pass the
  * binding's checks fail with MPI_ERR_UNSUPPORTED_OPERATION: here part/ucx
  * has no usable GPU, and part/persist (-x, run with --mca part persist)
  * has no entry for them.
@@ -275,6 +275,14 @@ int main(int argc, char **argv)
     }
     int buf = 0;
     T_MPI(MPI_Send_init(&buf, 1, MPI_INT, 0, 9, scomm, &preq));
+    /* a partitioned collective belongs to its communicator's stream too */
+    MPI_Request coll = MPI_REQUEST_NULL;
+    int one[PARTS], sum[PARTS], size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (!other) {
+        T_MPI(MPIX_Pallreduce_init(one, sum, PARTS, 1, MPI_INT, MPI_SUM, scomm, MPI_INFO_NULL,
+                                   &coll));
+    }
 
     T_MPI(MPI_Comm_create_errhandler(h_noh, &eh[H_NOH]));
     T_MPI(MPI_Comm_create_errhandler(h_plain, &eh[H_PLAIN]));
@@ -349,6 +357,12 @@ int main(int argc, char **argv)
         T_ERR(MPIX_Startall_enqueue(2, two), unsupported, H_S3);
         T_ERR(MPIX_Waitall_enqueue(2, two, MPI_STATUSES_IGNORE), unsupported, H_S3);
         T_ERR(MPIX_Start_enqueue(&rq[2][1]), unsupported, H_S2);
+        if (!other) {
+            T_ERR(MPIX_Start_enqueue(&coll), unsupported, H_S);
+            two[0] = coll;
+            two[1] = s[0];
+            T_ERR(MPIX_Waitall_enqueue(2, two, MPI_STATUSES_IGNORE), unsupported, H_S);
+        }
         T_ERR(MPIX_Startall_enqueue(0, NULL), other ? unsupported : MPI_SUCCESS, H_NOH);
         T_ERR(MPIX_Waitall_enqueue(0, NULL, NULL), other ? unsupported : MPI_SUCCESS, H_NOH);
         /* a duplicate of a stream communicator has no stream */
@@ -367,6 +381,19 @@ int main(int argc, char **argv)
         T_MPI(MPI_Request_free(&rq[c][1]));
     }
     T_MPI(MPI_Request_free(&preq));
+    for (int e = 0; !other && e < 2; ++e) {
+        T_MPI(MPI_Start(&coll));
+        for (int p = 0; p < PARTS; ++p) {
+            one[p] = e + p + 1;
+            T_MPI(MPI_Pready(p, coll));
+        }
+        T_MPI(MPI_Wait(&coll, MPI_STATUS_IGNORE));
+        for (int p = 0; p < PARTS; ++p) {
+            T_CHECK(sum[p] == size * (e + p + 1), "allreduce epoch %d partition %d: %d", e, p,
+                    sum[p]);
+        }
+    }
+    if (!other) T_MPI(MPI_Request_free(&coll));
 
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
