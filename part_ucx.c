@@ -54,6 +54,8 @@ int mca_part_ucx_module_init(const mca_base_component_t *version, bool enable_mp
     m->super.part_pbcast_init = mca_part_ucx_pbcast_init;
     m->super.part_pallgather_init = mca_part_ucx_pallgather_init;
     m->super.part_palltoall_init = mca_part_ucx_palltoall_init;
+    m->super.part_start_enqueue = mca_part_ucx_start_enqueue;
+    m->super.part_wait_enqueue = mca_part_ucx_wait_enqueue;
     m->version = version;
     m->num_workers = m->params.num_workers;
     OBJ_CONSTRUCT(&m->lock, opal_recursive_mutex_t);

@@ -34,11 +34,6 @@ int mca_part_ucx_prequest_create(ompi_request_t *request, int layout,
                                  struct mpix_prequest_s **preq);
 int mca_part_ucx_prequest_free(struct mpix_prequest_s **preq, ompi_request_t **request);
 
-/* part_ucx_stream.c: requests checked by the binding to be partitioned
- * requests; stream: the cudaStream_t of their communicator's MPIX_Stream. */
-int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *stream);
-int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *stream);
-
 int mca_part_ucx_pallreduce_init(const void *sendbuf, void *recvbuf, int partitions, int count,
                                  ompi_datatype_t *datatype, ompi_op_t *op,
                                  ompi_communicator_t *comm, ompi_info_t *info,
@@ -56,6 +51,13 @@ int mca_part_ucx_pallgather_init(const void *sendbuf, void *recvbuf, int partiti
 int mca_part_ucx_palltoall_init(const void *sendbuf, void *recvbuf, int partitions, int count,
                                 ompi_datatype_t *datatype, ompi_communicator_t *comm,
                                 ompi_info_t *info, ompi_request_t **request);
+
+/* Stream-ordered starts and waits (MPIX_Start(all)_enqueue,
+ * MPIX_Wait(all)_enqueue): `requests` are partitioned requests, checked by
+ * the binding, all on the CUDA stream `stream` (a cudaStream_t); an MPI
+ * error class. */
+int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *stream);
+int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *stream);
 
 END_C_DECLS
 

@@ -197,7 +197,9 @@ check_libmpi_deps() {
     syms=$(nm -D "$PREFIX/lib/libmpi.so")
     for f in MPIX_Pbuf_prepare MPIX_Pbuf_prepareall MPIX_Prequest_create_layout \
              MPIX_Prequest_free MPIX_Pallreduce_init MPIX_Preduce_init MPIX_Pbcast_init \
-             MPIX_Pallgather_init MPIX_Palltoall_init; do
+             MPIX_Pallgather_init MPIX_Palltoall_init MPIX_Info_set_hex MPIX_Stream_create \
+             MPIX_Stream_free MPIX_Stream_comm_create MPIX_Start_enqueue MPIX_Startall_enqueue \
+             MPIX_Wait_enqueue MPIX_Waitall_enqueue; do
         [ "$(grep -c " [TW] $f\$" <<<"$syms")" = 1 ] || { echo "$f not exported by libmpi"; return 1; }
         [ "$(grep -c " T P$f\$" <<<"$syms")" = 1 ] || { echo "P$f not exported by libmpi"; return 1; }
     done

@@ -51,6 +51,15 @@ static void calls(const char *when)
                                         bad), when);
     EXPECT_ERR_ARG(MPIX_Palltoall_init(b, b, 1, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL,
                                        bad), when);
+    EXPECT_ERR_ARG(MPIX_Info_set_hex((MPI_Info) b, b, b, 8), when);
+    EXPECT_ERR_ARG(MPIX_Stream_create((MPI_Info) b, (MPIX_Stream *) bad), when);
+    EXPECT_ERR_ARG(MPIX_Stream_free((MPIX_Stream *) bad), when);
+    EXPECT_ERR_ARG(MPIX_Stream_comm_create((MPI_Comm) b, (MPIX_Stream) b, (MPI_Comm *) bad),
+                   when);
+    EXPECT_ERR_ARG(MPIX_Start_enqueue(bad), when);
+    EXPECT_ERR_ARG(MPIX_Startall_enqueue(2, bad), when);
+    EXPECT_ERR_ARG(MPIX_Wait_enqueue(bad, b), when);
+    EXPECT_ERR_ARG(MPIX_Waitall_enqueue(2, bad, b), when);
 }
 
 int main(int argc, char **argv)
@@ -63,6 +72,11 @@ int main(int argc, char **argv)
     rc = MPIX_Pbuf_prepareall(0, NULL);
     if (MPI_SUCCESS != rc) {
         fprintf(stderr, "MPIX_Pbuf_prepareall(0, NULL) after MPI_Init: %d\n", rc);
+        ++failures;
+    }
+    rc = MPIX_Startall_enqueue(0, NULL);
+    if (MPI_SUCCESS != rc) {
+        fprintf(stderr, "MPIX_Startall_enqueue(0, NULL) after MPI_Init: %d\n", rc);
         ++failures;
     }
     MPI_Finalize();

@@ -21,6 +21,8 @@
 #include "ompi/request/request.h"
 #include "ompi/runtime/params.h"
 
+#include "ompi/mpiext/part/c/mpiext_part_stream.h"
+
 /* Before MPI is initialized or after it is finalized there is no MPI
  * instance, and no part component: the call raises MPI_ERR_ARG on the
  * initial error handler (MPI 4.1, section 9.3) and returns without
@@ -67,6 +69,46 @@ static inline int mpiext_part_pbuf_prepare(int count, MPI_Request requests[], co
         if (MPI_SUCCESS != rc) {
             return mpiext_part_request_error(requests[i], rc, name);
         }
+    }
+    return MPI_SUCCESS;
+}
+
+/* MPIX_Start(all)_enqueue and MPIX_Wait(all)_enqueue: partitioned
+ * requests (checked always, not only with MPI_PARAM_CHECK: their
+ * communicator names the stream), each on a communicator whose stream has
+ * an accelerator stream, all on the same accelerator stream; then the
+ * selected component's entry with that stream. */
+static inline int mpiext_part_enqueue(int count, MPI_Request requests[], bool start,
+                                      const char *name)
+{
+    mca_part_base_module_start_enqueue_fn_t fn;
+    void *stream = NULL, *s;
+    int i, rc;
+
+    for (i = 0; i < count; ++i) {
+        if (NULL == requests[i] || MPI_REQUEST_NULL == requests[i] ||
+            OMPI_REQUEST_PART != requests[i]->req_type) {
+            return mpiext_part_request_error(requests[i], MPI_ERR_REQUEST, name);
+        }
+    }
+    for (i = 0; i < count; ++i) {
+        if (!mpiext_part_stream_of_comm(requests[i]->req_mpi_object.comm, &s) ||
+            (i > 0 && s != stream)) {
+            return mpiext_part_request_error(requests[i], MPI_ERR_ARG, name);
+        }
+        stream = s;
+    }
+    fn = start ? mca_part.part_start_enqueue : mca_part.part_wait_enqueue;
+    if (NULL == fn) {
+        return mpiext_part_request_error(0 < count ? requests[0] : NULL,
+                                         MPI_ERR_UNSUPPORTED_OPERATION, name);
+    }
+    if (count <= 0) {
+        return MPI_SUCCESS;
+    }
+    rc = fn((size_t) count, requests, stream);
+    if (MPI_SUCCESS != rc) {
+        return mpiext_part_request_error(requests[0], rc, name);
     }
     return MPI_SUCCESS;
 }

@@ -10,8 +10,8 @@
 /*
  * Partitioned communication extensions (OMPI_HAVE_MPI_EXT_PART in
  * <mpi-ext.h>). The selected part component implements them (part/ucx
- * does); with another one every call fails with
- * MPI_ERR_UNSUPPORTED_OPERATION. Man pages: MPIX_Pbuf_prepare(3),
+ * does); with another one every call but those of MPIX_Stream objects
+ * fails with MPI_ERR_UNSUPPORTED_OPERATION. Man pages: MPIX_Pbuf_prepare(3),
  * MPIX_Prequest_create(3), MPIX_Pallreduce_init(3) and the pages they name.
  */
 
@@ -96,6 +96,43 @@ OMPI_DECLSPEC int MPIX_Palltoall_init(const void *sendbuf, void *recvbuf, int pa
                                       int count, MPI_Datatype datatype, MPI_Comm comm,
                                       MPI_Info info, MPI_Request *request);
 
+/* Stream-ordered epochs (MPICH's MPIX_Stream conventions). A stream
+ * names a CUDA stream: info "type" "cudaStream_t" and "value" the
+ * cudaStream_t, encoded by MPIX_Info_set_hex(info, "value", &s, sizeof(s));
+ * MPI_INFO_NULL (or no "type") makes a stream without one, on which the
+ * enqueue calls fail with MPI_ERR_ARG. MPIX_Stream_comm_create, collective
+ * over comm, makes a duplicate of comm bound to the stream; MPIX_Stream_free
+ * drops the handle, and the stream communicators made from the stream
+ * keep it until they are freed.
+ *
+ * Partitioned requests (MPI_Psend_init, MPI_Precv_init, the collective
+ * inits) on a stream communicator are started and waited for in the order
+ * of its CUDA stream: the epoch starts when the stream reaches
+ * MPIX_Start_enqueue, and work after MPIX_Wait_enqueue on the stream runs
+ * once the epoch is complete on this side. The host enqueues any number of
+ * epochs without waiting; kernels between a start and its wait call
+ * MPIX_Pready / MPIX_Parrived on the request's device request. Statuses are
+ * not written (pass MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE), and the
+ * request handles stay valid. All requests of one *all call must be on the
+ * same stream. Where the host path drives an epoch (no kernel copy: host
+ * buffers, another node, "mpix_device_copy" "progress"), a progress thread
+ * does it in stream order, which needs MPI_THREAD_MULTIPLE. Without a usable
+ * GPU, or with another part component, the enqueue calls fail with
+ * MPI_ERR_UNSUPPORTED_OPERATION. Man pages: MPIX_Stream_create(3),
+ * MPIX_Start_enqueue(3), MPIX_Wait_enqueue(3). */
+typedef struct ompi_mpix_stream_t *MPIX_Stream;
+#define MPIX_STREAM_NULL ((MPIX_Stream) 0)
+OMPI_DECLSPEC int MPIX_Info_set_hex(MPI_Info info, const char *key, const void *value,
+                                    int value_size);
+OMPI_DECLSPEC int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
+OMPI_DECLSPEC int MPIX_Stream_free(MPIX_Stream *stream);
+OMPI_DECLSPEC int MPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm);
+OMPI_DECLSPEC int MPIX_Start_enqueue(MPI_Request *request);
+OMPI_DECLSPEC int MPIX_Startall_enqueue(int count, MPI_Request array_of_requests[]);
+OMPI_DECLSPEC int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
+OMPI_DECLSPEC int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                                       MPI_Status array_of_statuses[]);
+
 /* Profiling names. */
 OMPI_DECLSPEC int PMPIX_Pbuf_prepare(MPI_Request *request);
 OMPI_DECLSPEC int PMPIX_Pbuf_prepareall(int count, MPI_Request requests[]);
@@ -119,3 +156,13 @@ OMPI_DECLSPEC int PMPIX_Pallgather_init(const void *sendbuf, void *recvbuf, int 
 OMPI_DECLSPEC int PMPIX_Palltoall_init(const void *sendbuf, void *recvbuf, int partitions,
                                        int count, MPI_Datatype datatype, MPI_Comm comm,
                                        MPI_Info info, MPI_Request *request);
+OMPI_DECLSPEC int PMPIX_Info_set_hex(MPI_Info info, const char *key, const void *value,
+                                     int value_size);
+OMPI_DECLSPEC int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
+OMPI_DECLSPEC int PMPIX_Stream_free(MPIX_Stream *stream);
+OMPI_DECLSPEC int PMPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm);
+OMPI_DECLSPEC int PMPIX_Start_enqueue(MPI_Request *request);
+OMPI_DECLSPEC int PMPIX_Startall_enqueue(int count, MPI_Request array_of_requests[]);
+OMPI_DECLSPEC int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
+OMPI_DECLSPEC int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                                        MPI_Status array_of_statuses[]);
