@@ -42,6 +42,9 @@
  *         the final stream synchronisation, before MPI_Wait: MPI_ERR_REQUEST;
  *         MPI_REQUEST_NULL: MPI_ERR_REQUEST; a request on a communicator
  *         without a stream: MPI_ERR_ARG
+ *   -2    two requests a side, each half of the partitions (and of the
+ *         buffer), started by MPIX_Startall_enqueue and completed by
+ *         MPIX_Waitall_enqueue (host: MPI_Startall, MPI_Waitall)
  *   -S    MPI_THREAD_SERIALIZED with -c progress: MPIX_Start_enqueue fails
  *         with MPI_ERR_UNSUPPORTED_OPERATION on both sides, nothing else
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
@@ -94,20 +97,27 @@ __global__ void spin(unsigned long long ns)
     }
 }
 
+/* The device requests of a side: partition p of the buffer is partition
+ * p % half of request p / half (-2: two requests, otherwise half = parts). */
+struct preqs {
+    MPIX_Prequest h[2];
+    int half;
+};
+
 /* Block p writes partition p, then every thread marks it at `level`
  * (L_NONE: the host marks, epoch 0 of -x). */
-__global__ void produce(int32_t *buf, MPIX_Prequest preq, long n, int level, int epoch,
+__global__ void produce(int32_t *buf, preqs d, long n, int level, int epoch,
                         const unsigned *counter)
 {
-    int p = blockIdx.x, e = epoch_of(epoch, counter);
+    int p = blockIdx.x, e = epoch_of(epoch, counter), k = p >= d.half, q = p - k * d.half;
     for (long j = threadIdx.x; j < n; j += blockDim.x) {
         buf[p * n + j] = s_value(e, p, p * n + j);
     }
     switch (level) {
-    case L_THREAD: MPIX_Pready_thread(p, preq); break;
-    case L_WARP: MPIX_Pready_warp(p, preq); break;
-    case L_BLOCK: MPIX_Pready_block(p, preq); break;
-    case L_AUTO: MPIX_Pready(p, preq); break;
+    case L_THREAD: MPIX_Pready_thread(q, d.h[k]); break;
+    case L_WARP: MPIX_Pready_warp(q, d.h[k]); break;
+    case L_BLOCK: MPIX_Pready_block(q, d.h[k]); break;
+    case L_AUTO: MPIX_Pready(q, d.h[k]); break;
     default: break;
     }
 }
@@ -116,7 +126,7 @@ __global__ void produce(int32_t *buf, MPIX_Prequest preq, long n, int level, int
  * MPIX_Parrived (a partition that never arrives counts into C_STUCK after
  * STUCK_NS instead of hanging the stream). Mismatches count into C_BAD,
  * the earliest epoch with one into C_FIRST_BAD, every run into C_CHECKED. */
-__global__ void check(const volatile int32_t *buf, MPIX_Prequest preq, int parts, long n,
+__global__ void check(const volatile int32_t *buf, preqs d, int parts, long n,
                       int epoch, const unsigned *counter, int poll, unsigned long long *c)
 {
     __shared__ int arrived;
@@ -127,7 +137,8 @@ __global__ void check(const volatile int32_t *buf, MPIX_Prequest preq, int parts
             if (poll) {
                 uint64_t t0 = now_ns();
                 for (flag = 0; !flag && now_ns() - t0 < STUCK_NS;) {
-                    MPIX_Parrived(preq, p, &flag);
+                    int k = p >= d.half;
+                    MPIX_Parrived(d.h[k], p - k * d.half, &flag);
                 }
                 if (!flag) atomicAdd(&c[C_STUCK], 1ull);
             }
@@ -148,11 +159,11 @@ __global__ void check(const volatile int32_t *buf, MPIX_Prequest preq, int parts
 }
 
 struct side {
-    int rank, expect_copy, parts, threads, level, poll, delay_us;
+    int rank, expect_copy, parts, threads, level, poll, delay_us, nreq;
     long n;
     cudaStream_t cs;
-    MPI_Request req;
-    MPIX_Prequest preq;
+    MPI_Request req[2];
+    preqs d;
     int32_t *buf;
     unsigned *counter;     /* device: the epoch of graph replays */
     unsigned long long *c; /* device: C_COUNT check counters (receiver) */
@@ -165,15 +176,31 @@ static int check_grid(const side *s)
 
 /* MPIX_Prequest_create, once the request is active; -C: the send must
  * copy from kernels (no host in the loop). */
-static void create_preq(side *s)
+static void create_preqs(side *s)
 {
-    T_MPI(MPIX_Prequest_create(s->req, &s->preq));
-    if (0 == s->rank && s->expect_copy) {
-        struct mpix_prequest_s d;
-        CUDA(cudaMemcpy(&d, mpix_prequest_ptr(s->preq), sizeof(d), cudaMemcpyDeviceToHost));
-        T_CHECK(MPIX_PREQUEST_KERNEL_COPY == d.mechanism,
-                "send device request uses mechanism %u, not kernel copy", d.mechanism);
+    for (int k = 0; k < s->nreq; ++k) {
+        T_MPI(MPIX_Prequest_create(s->req[k], &s->d.h[k]));
+        if (0 == s->rank && s->expect_copy) {
+            struct mpix_prequest_s d;
+            CUDA(cudaMemcpy(&d, mpix_prequest_ptr(s->d.h[k]), sizeof(d),
+                            cudaMemcpyDeviceToHost));
+            T_CHECK(MPIX_PREQUEST_KERNEL_COPY == d.mechanism,
+                    "send device request uses mechanism %u, not kernel copy", d.mechanism);
+        }
     }
+}
+
+/* The side's requests into (or out of) the stream: one, or both with the
+ * *all calls. */
+static int start_enqueue(side *s)
+{
+    return 1 == s->nreq ? MPIX_Start_enqueue(&s->req[0]) : MPIX_Startall_enqueue(2, s->req);
+}
+
+static int wait_enqueue(side *s)
+{
+    return 1 == s->nreq ? MPIX_Wait_enqueue(&s->req[0], MPI_STATUS_IGNORE)
+                        : MPIX_Waitall_enqueue(2, s->req, MPI_STATUSES_IGNORE);
 }
 
 /* One epoch on the stream. With `counter`, bump() first advances the
@@ -191,27 +218,27 @@ static void enqueue_epoch(side *s, int e, bool counter, bool poll, bool probe)
         spin<<<1, 1, 0, s->cs>>>((unsigned long long) s->delay_us * 1000);
         CUDA(cudaGetLastError());
     }
-    T_MPI(MPIX_Start_enqueue(&s->req));
-    if (NULL == s->preq) create_preq(s);
+    T_MPI(start_enqueue(s));
+    if (NULL == s->d.h[0]) create_preqs(s);
     if (probe) {
-        if (0 == s->rank) T_EXPECT(MPI_Pready(0, s->req), MPI_ERR_REQUEST);
-        T_EXPECT(MPI_Start(&s->req), MPI_ERR_REQUEST);
+        if (0 == s->rank) T_EXPECT(MPI_Pready(0, s->req[0]), MPI_ERR_REQUEST);
+        T_EXPECT(MPI_Start(&s->req[0]), MPI_ERR_REQUEST);
     }
     if (0 == s->rank) {
-        produce<<<s->parts, s->threads, 0, s->cs>>>(s->buf, s->preq, s->n, s->level, e, cnt);
+        produce<<<s->parts, s->threads, 0, s->cs>>>(s->buf, s->d, s->n, s->level, e, cnt);
         CUDA(cudaGetLastError());
-        T_MPI(MPIX_Wait_enqueue(&s->req, MPI_STATUS_IGNORE));
+        T_MPI(wait_enqueue(s));
     } else {
-        if (!poll) T_MPI(MPIX_Wait_enqueue(&s->req, MPI_STATUS_IGNORE));
-        check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->preq, s->parts, s->n, e, cnt, poll,
+        if (!poll) T_MPI(wait_enqueue(s));
+        check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, e, cnt, poll,
                                                 s->c);
         CUDA(cudaGetLastError());
-        if (poll) T_MPI(MPIX_Wait_enqueue(&s->req, MPI_STATUS_IGNORE));
+        if (poll) T_MPI(wait_enqueue(s));
     }
     if (probe) {
-        T_EXPECT(MPIX_Wait_enqueue(&s->req, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
-        T_EXPECT(MPI_Request_free(&s->req), MPI_ERR_REQUEST);
-        T_CHECK(MPI_REQUEST_NULL != s->req, "a failed MPI_Request_free freed the request");
+        T_EXPECT(MPIX_Wait_enqueue(&s->req[0], MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+        T_EXPECT(MPI_Request_free(&s->req[0]), MPI_ERR_REQUEST);
+        T_CHECK(MPI_REQUEST_NULL != s->req[0], "a failed MPI_Request_free freed the request");
     }
 }
 
@@ -220,29 +247,31 @@ static void enqueue_epoch(side *s, int e, bool counter, bool poll, bool probe)
  * buffer is checked before the next epoch can land in it. */
 static void host_epoch(side *s, int e, bool poll, bool probe)
 {
-    T_MPI(MPI_Start(&s->req));
-    if (probe) T_EXPECT(MPIX_Start_enqueue(&s->req), MPI_ERR_REQUEST);
-    if (NULL == s->preq && !probe) create_preq(s);
+    T_MPI(MPI_Startall(s->nreq, s->req));
+    if (probe) T_EXPECT(start_enqueue(s), MPI_ERR_REQUEST);
+    if (NULL == s->d.h[0] && !probe) create_preqs(s);
     if (0 == s->rank) {
-        if (!probe) T_MPI(MPIX_Pbuf_prepare(&s->req));
-        /* epoch 0 of -x: no device request yet, the host marks */
-        produce<<<s->parts, s->threads, 0, s->cs>>>(s->buf, s->preq, s->n,
+        if (!probe) T_MPI(MPIX_Pbuf_prepareall(s->nreq, s->req));
+        /* epoch 0 of -x: no device requests yet, the host marks */
+        produce<<<s->parts, s->threads, 0, s->cs>>>(s->buf, s->d, s->n,
                                                     probe ? L_NONE : s->level, e, NULL);
         CUDA(cudaGetLastError());
         if (probe) {
             CUDA(cudaStreamSynchronize(s->cs));
-            T_MPI(MPI_Pready_range(0, s->parts - 1, s->req));
+            for (int k = 0; k < s->nreq; ++k) {
+                T_MPI(MPI_Pready_range(0, s->d.half - 1, s->req[k]));
+            }
         }
-        T_MPI(MPI_Wait(&s->req, MPI_STATUS_IGNORE));
+        T_MPI(MPI_Waitall(s->nreq, s->req, MPI_STATUSES_IGNORE));
     } else {
         if (poll) {
-            check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->preq, s->parts, s->n, e, NULL, 1,
+            check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, e, NULL, 1,
                                                     s->c);
             CUDA(cudaGetLastError());
         }
-        T_MPI(MPI_Wait(&s->req, MPI_STATUS_IGNORE));
+        T_MPI(MPI_Waitall(s->nreq, s->req, MPI_STATUSES_IGNORE));
         if (!poll) {
-            check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->preq, s->parts, s->n, e, NULL, 0,
+            check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, e, NULL, 0,
                                                     s->c);
             CUDA(cudaGetLastError());
         }
@@ -278,7 +307,8 @@ int main(int argc, char **argv)
     s.parts = 8;
     s.threads = 256;
     s.n = 1024;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gam:xS")) != -1) {
+    s.nreq = 1;
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gam:x2S")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -293,6 +323,7 @@ int main(int argc, char **argv)
         case 'a': s.poll = 1; break;
         case 'm': mixed = optarg; break;
         case 'x': errors = 1; break;
+        case '2': s.nreq = 2; break;
         case 'S': serialized = 1; break;
         default: return 2;
         }
@@ -305,8 +336,8 @@ int main(int argc, char **argv)
     int host_side = -1; /* the rank that starts and waits on the host (-m) */
     if (mixed) host_side = !strcmp(mixed, "send") ? 0 : !strcmp(mixed, "recv") ? 1 : -2;
     if (s.parts < 1 || s.parts > 1024 || s.n < 1 || s.threads < 1 || s.threads > 1024 ||
-        epochs < 1 || s.level < 0 || s.delay_us < 0 || -2 == host_side ||
-        (graph && (mixed || errors)) || (errors && mixed) ||
+        epochs < 1 || s.level < 0 || (2 == s.nreq && s.parts % 2) || s.delay_us < 0 ||
+        -2 == host_side || (graph && (mixed || errors)) || (errors && mixed) ||
         (serialized && (NULL == copy || strcmp(copy, "progress")))) {
         fprintf(stderr, "g_stream: bad arguments (see the comment at the top of g_stream.cu)\n");
         return 2;
@@ -326,10 +357,11 @@ int main(int argc, char **argv)
     }
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
     char name[160];
-    snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s)", s.parts,
-             s.n, level_name, aggregate ? " -A" : "", copy ? copy : "auto", epochs,
+    snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s)",
+             s.parts, s.n, level_name, aggregate ? " -A" : "", copy ? copy : "auto", epochs,
              s.delay_us ? " -d" : "", graph ? " -g" : "", s.poll ? " -a" : "",
-             mixed ? (0 == host_side ? " -m send" : " -m recv") : "", errors ? " -x" : "");
+             mixed ? (0 == host_side ? " -m send" : " -m recv") : "", errors ? " -x" : "",
+             2 == s.nreq ? " -2" : "");
 
     size_t bytes = (size_t) s.parts * s.n * sizeof(int32_t);
     CUDA(cudaStreamCreateWithFlags(&s.cs, cudaStreamNonBlocking));
@@ -369,17 +401,21 @@ int main(int argc, char **argv)
     T_MPI(MPI_Info_set(info, "mpix_pready_threads", thr));
     if (copy) T_MPI(MPI_Info_set(info, "mpix_device_copy", copy));
     if (aggregate) T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
-    if (0 == s.rank) {
-        T_MPI(MPI_Psend_init(s.buf, s.parts, s.n, MPI_INT32_T, 1, 5, comm, info, &s.req));
-    } else {
-        T_MPI(MPI_Precv_init(s.buf, s.parts, s.n, MPI_INT32_T, 0, 5, comm, info, &s.req));
+    s.d.half = s.parts / s.nreq;
+    for (int k = 0; k < s.nreq; ++k) {
+        int32_t *b = s.buf + (size_t) k * s.d.half * s.n;
+        if (0 == s.rank) {
+            T_MPI(MPI_Psend_init(b, s.d.half, s.n, MPI_INT32_T, 1, 5 + k, comm, info, &s.req[k]));
+        } else {
+            T_MPI(MPI_Precv_init(b, s.d.half, s.n, MPI_INT32_T, 0, 5 + k, comm, info, &s.req[k]));
+        }
     }
     T_MPI(MPI_Info_free(&info));
 
     if (serialized) {
         T_CHECK(provided < MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE given for SERIALIZED");
-        T_EXPECT(MPIX_Start_enqueue(&s.req), MPI_ERR_UNSUPPORTED_OPERATION);
-        T_MPI(MPI_Request_free(&s.req));
+        T_EXPECT(start_enqueue(&s), MPI_ERR_UNSUPPORTED_OPERATION);
+        for (int k = 0; k < s.nreq; ++k) T_MPI(MPI_Request_free(&s.req[k]));
     } else {
         int checks = epochs; /* check kernels the receiver runs */
         if (errors) {
@@ -417,8 +453,8 @@ int main(int argc, char **argv)
         }
         CUDA(cudaStreamSynchronize(s.cs));
         double t = MPI_Wtime() - t0;
-        if (errors) T_EXPECT(MPI_Request_free(&s.req), MPI_ERR_REQUEST);
-        T_MPI(MPI_Wait(&s.req, MPI_STATUS_IGNORE));
+        if (errors) T_EXPECT(MPI_Request_free(&s.req[0]), MPI_ERR_REQUEST);
+        T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
         if (NULL != exec) CUDA(cudaGraphExecDestroy(exec));
         if (graph) {
             unsigned got;
@@ -438,8 +474,10 @@ int main(int argc, char **argv)
             printf("%s: %d epochs in %.3f s (%.1f us an epoch)\n", name, epochs, t,
                    1e6 * t / epochs);
         }
-        T_MPI(MPIX_Prequest_free(&s.preq));
-        T_MPI(MPI_Request_free(&s.req));
+        for (int k = 0; k < s.nreq; ++k) {
+            T_MPI(MPIX_Prequest_free(&s.d.h[k]));
+            T_MPI(MPI_Request_free(&s.req[k]));
+        }
     }
     T_MPI(MPI_Comm_free(&comm));
     T_MPI(MPIX_Stream_free(&mstream));
