@@ -45,6 +45,10 @@
  *   -2    two requests a side, each half of the partitions (and of the
  *         buffer), started by MPIX_Startall_enqueue and completed by
  *         MPIX_Waitall_enqueue (host: MPI_Startall, MPI_Waitall)
+ *   -R    a partitioned allreduce (MPIX_Pallreduce_init, MPI_SUM) on the
+ *         stream communicator instead, 2 or more ranks: every rank's kernel
+ *         writes its contribution and calls MPIX_Pready, every rank checks
+ *         the sums (with -g, -a, -d, -l, -A, -c as above)
  *   -S    MPI_THREAD_SERIALIZED with -c progress: MPIX_Start_enqueue fails
  *         with MPI_ERR_UNSUPPORTED_OPERATION on both sides, nothing else
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
@@ -67,6 +71,20 @@ __host__ __device__ static inline int32_t s_value(long epoch, long part, long id
     uint32_t v = (uint32_t) epoch * 40503u ^ (uint32_t) part * 977u ^ (uint32_t) idx * 13u ^
                  0x9e3779b9u;
     return (int32_t) (v ^ (v >> 15));
+}
+
+/* -R: rank r's contribution, small enough that sums over ranks are exact;
+ * what the receive buffer must hold: the sender's values, or (ranks > 0)
+ * the sum of the contributions of `ranks` ranks. */
+__host__ __device__ static inline int32_t r_value(int rank, long epoch, long part, long idx)
+{
+    return (s_value(epoch, part, idx) & 0xffff) + rank;
+}
+
+__host__ __device__ static inline int32_t want(int ranks, long epoch, long part, long idx)
+{
+    if (0 == ranks) return s_value(epoch, part, idx);
+    return ranks * (s_value(epoch, part, idx) & 0xffff) + ranks * (ranks - 1) / 2;
 }
 
 __device__ static inline uint64_t now_ns(void)
@@ -104,29 +122,47 @@ struct preqs {
     int half;
 };
 
-/* Block p writes partition p, then every thread marks it at `level`
- * (L_NONE: the host marks, epoch 0 of -x). */
-__global__ void produce(int32_t *buf, preqs d, long n, int level, int epoch,
-                        const unsigned *counter)
+/* Every thread marks partition q of h at `level` (L_NONE: the host marks,
+ * epoch 0 of -x). */
+__device__ static inline void mark(int level, int q, MPIX_Prequest h)
 {
-    int p = blockIdx.x, e = epoch_of(epoch, counter), k = p >= d.half, q = p - k * d.half;
-    for (long j = threadIdx.x; j < n; j += blockDim.x) {
-        buf[p * n + j] = s_value(e, p, p * n + j);
-    }
     switch (level) {
-    case L_THREAD: MPIX_Pready_thread(q, d.h[k]); break;
-    case L_WARP: MPIX_Pready_warp(q, d.h[k]); break;
-    case L_BLOCK: MPIX_Pready_block(q, d.h[k]); break;
-    case L_AUTO: MPIX_Pready(q, d.h[k]); break;
+    case L_THREAD: MPIX_Pready_thread(q, h); break;
+    case L_WARP: MPIX_Pready_warp(q, h); break;
+    case L_BLOCK: MPIX_Pready_block(q, h); break;
+    case L_AUTO: MPIX_Pready(q, h); break;
     default: break;
     }
 }
 
-/* Blocks take partitions in turn; with `poll`, thread 0 first waits for
+/* Block p writes partition p, then marks it. */
+__global__ void produce(int32_t *buf, preqs d, long n, int level, int epoch,
+                        const unsigned *counter)
+{
+    int p = blockIdx.x, e = epoch_of(epoch, counter), k = p >= d.half;
+    for (long j = threadIdx.x; j < n; j += blockDim.x) {
+        buf[p * n + j] = s_value(e, p, p * n + j);
+    }
+    mark(level, p - k * d.half, d.h[k]);
+}
+
+/* -R: block p writes partition p of this rank's contribution, then marks
+ * it. */
+__global__ void contribute(int32_t *buf, MPIX_Prequest h, long n, int level, int rank, int epoch,
+                           const unsigned *counter)
+{
+    int p = blockIdx.x, e = epoch_of(epoch, counter);
+    for (long j = threadIdx.x; j < n; j += blockDim.x) {
+        buf[p * n + j] = r_value(rank, e, p, p * n + j);
+    }
+    mark(level, p, h);
+}
+
+/* Blocks take partitions in turn (`ranks`: see want()); with `poll`, thread 0 first waits for
  * MPIX_Parrived (a partition that never arrives counts into C_STUCK after
  * STUCK_NS instead of hanging the stream). Mismatches count into C_BAD,
  * the earliest epoch with one into C_FIRST_BAD, every run into C_CHECKED. */
-__global__ void check(const volatile int32_t *buf, preqs d, int parts, long n,
+__global__ void check(const volatile int32_t *buf, preqs d, int parts, long n, int ranks,
                       int epoch, const unsigned *counter, int poll, unsigned long long *c)
 {
     __shared__ int arrived;
@@ -147,7 +183,7 @@ __global__ void check(const volatile int32_t *buf, preqs d, int parts, long n,
         __syncthreads();
         unsigned long long bad = 0;
         for (long j = threadIdx.x; arrived && j < n; j += blockDim.x) {
-            bad += buf[p * n + j] != s_value(e, p, p * n + j);
+            bad += buf[p * n + j] != want(ranks, e, p, p * n + j);
         }
         if (bad) {
             atomicAdd(&c[C_BAD], bad);
@@ -159,12 +195,13 @@ __global__ void check(const volatile int32_t *buf, preqs d, int parts, long n,
 }
 
 struct side {
-    int rank, expect_copy, parts, threads, level, poll, delay_us, nreq;
+    int rank, size, expect_copy, parts, threads, level, poll, delay_us, nreq, coll;
     long n;
     cudaStream_t cs;
     MPI_Request req[2];
     preqs d;
     int32_t *buf;
+    int32_t *rbuf;         /* -R: the allreduce's result (buf: the contribution) */
     unsigned *counter;     /* device: the epoch of graph replays */
     unsigned long long *c; /* device: C_COUNT check counters (receiver) */
 };
@@ -220,6 +257,17 @@ static void enqueue_epoch(side *s, int e, bool counter, bool poll, bool probe)
     }
     T_MPI(start_enqueue(s));
     if (NULL == s->d.h[0]) create_preqs(s);
+    if (s->coll) {
+        contribute<<<s->parts, s->threads, 0, s->cs>>>(s->buf, s->d.h[0], s->n, s->level,
+                                                       s->rank, e, cnt);
+        CUDA(cudaGetLastError());
+        if (!poll) T_MPI(wait_enqueue(s));
+        check<<<check_grid(s), 256, 0, s->cs>>>(s->rbuf, s->d, s->parts, s->n, s->size, e, cnt,
+                                                poll, s->c);
+        CUDA(cudaGetLastError());
+        if (poll) T_MPI(wait_enqueue(s));
+        return;
+    }
     if (probe) {
         if (0 == s->rank) T_EXPECT(MPI_Pready(0, s->req[0]), MPI_ERR_REQUEST);
         T_EXPECT(MPI_Start(&s->req[0]), MPI_ERR_REQUEST);
@@ -230,7 +278,7 @@ static void enqueue_epoch(side *s, int e, bool counter, bool poll, bool probe)
         T_MPI(wait_enqueue(s));
     } else {
         if (!poll) T_MPI(wait_enqueue(s));
-        check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, e, cnt, poll,
+        check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, 0, e, cnt, poll,
                                                 s->c);
         CUDA(cudaGetLastError());
         if (poll) T_MPI(wait_enqueue(s));
@@ -265,13 +313,13 @@ static void host_epoch(side *s, int e, bool poll, bool probe)
         T_MPI(MPI_Waitall(s->nreq, s->req, MPI_STATUSES_IGNORE));
     } else {
         if (poll) {
-            check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, e, NULL, 1,
+            check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, 0, e, NULL, 1,
                                                     s->c);
             CUDA(cudaGetLastError());
         }
         T_MPI(MPI_Waitall(s->nreq, s->req, MPI_STATUSES_IGNORE));
         if (!poll) {
-            check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, e, NULL, 0,
+            check<<<check_grid(s), 256, 0, s->cs>>>(s->buf, s->d, s->parts, s->n, 0, e, NULL, 0,
                                                     s->c);
             CUDA(cudaGetLastError());
         }
@@ -308,7 +356,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gam:x2S")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gam:x2RS")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -324,6 +372,7 @@ int main(int argc, char **argv)
         case 'm': mixed = optarg; break;
         case 'x': errors = 1; break;
         case '2': s.nreq = 2; break;
+        case 'R': s.coll = 1; break;
         case 'S': serialized = 1; break;
         default: return 2;
         }
@@ -338,6 +387,7 @@ int main(int argc, char **argv)
     if (s.parts < 1 || s.parts > 1024 || s.n < 1 || s.threads < 1 || s.threads > 1024 ||
         epochs < 1 || s.level < 0 || (2 == s.nreq && s.parts % 2) || s.delay_us < 0 ||
         -2 == host_side || (graph && (mixed || errors)) || (errors && mixed) ||
+        (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (serialized && (NULL == copy || strcmp(copy, "progress")))) {
         fprintf(stderr, "g_stream: bad arguments (see the comment at the top of g_stream.cu)\n");
         return 2;
@@ -350,23 +400,28 @@ int main(int argc, char **argv)
                     &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (2 != size) {
-        if (0 == s.rank) fprintf(stderr, "g_stream: needs 2 ranks\n");
+    s.size = size;
+    if (s.coll ? size < 2 : 2 != size) {
+        if (0 == s.rank) fprintf(stderr, "g_stream: needs 2 ranks (-R: 2 or more)\n");
         MPI_Finalize();
         return 2;
     }
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
     char name[160];
-    snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s)",
+    snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s%s)",
              s.parts, s.n, level_name, aggregate ? " -A" : "", copy ? copy : "auto", epochs,
              s.delay_us ? " -d" : "", graph ? " -g" : "", s.poll ? " -a" : "",
              mixed ? (0 == host_side ? " -m send" : " -m recv") : "", errors ? " -x" : "",
-             2 == s.nreq ? " -2" : "");
+             2 == s.nreq ? " -2" : "", s.coll ? " -R" : "");
 
     size_t bytes = (size_t) s.parts * s.n * sizeof(int32_t);
     CUDA(cudaStreamCreateWithFlags(&s.cs, cudaStreamNonBlocking));
     CUDA(cudaMalloc(&s.buf, bytes));
     CUDA(cudaMemset(s.buf, 0xff, bytes));
+    if (s.coll) {
+        CUDA(cudaMalloc(&s.rbuf, bytes));
+        CUDA(cudaMemset(s.rbuf, 0xff, bytes));
+    }
     CUDA(cudaMalloc(&s.counter, sizeof(*s.counter)));
     CUDA(cudaMemset(s.counter, 0, sizeof(*s.counter)));
     CUDA(cudaMalloc(&s.c, C_COUNT * sizeof(*s.c)));
@@ -402,7 +457,11 @@ int main(int argc, char **argv)
     if (copy) T_MPI(MPI_Info_set(info, "mpix_device_copy", copy));
     if (aggregate) T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
     s.d.half = s.parts / s.nreq;
-    for (int k = 0; k < s.nreq; ++k) {
+    if (s.coll) {
+        T_MPI(MPIX_Pallreduce_init(s.buf, s.rbuf, s.parts, s.n, MPI_INT32_T, MPI_SUM, comm, info,
+                                   &s.req[0]));
+    }
+    for (int k = 0; !s.coll && k < s.nreq; ++k) {
         int32_t *b = s.buf + (size_t) k * s.d.half * s.n;
         if (0 == s.rank) {
             T_MPI(MPI_Psend_init(b, s.d.half, s.n, MPI_INT32_T, 1, 5 + k, comm, info, &s.req[k]));
@@ -461,7 +520,7 @@ int main(int argc, char **argv)
             CUDA(cudaMemcpy(&got, s.counter, sizeof(got), cudaMemcpyDeviceToHost));
             T_CHECK((int) got == epochs, "graph epoch counter %u after %d epochs", got, epochs);
         }
-        if (1 == s.rank) {
+        if (1 == s.rank || s.coll) {
             unsigned long long c[C_COUNT];
             CUDA(cudaMemcpy(c, s.c, sizeof(c), cudaMemcpyDeviceToHost));
             T_CHECK(0 == c[C_BAD] && 0 == c[C_STUCK],
@@ -484,6 +543,7 @@ int main(int argc, char **argv)
     T_CHECK(MPIX_STREAM_NULL == mstream, "MPIX_Stream_free left the handle");
     CUDA(cudaStreamDestroy(s.cs));
     CUDA(cudaFree(s.buf));
+    if (s.coll) CUDA(cudaFree(s.rbuf));
     CUDA(cudaFree(s.counter));
     CUDA(cudaFree(s.c));
     return t_finish(name);
