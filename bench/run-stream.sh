@@ -49,7 +49,8 @@ run() { # name b_stream-args...
     local name=$1 rc msg; shift
     echo "bench: $name" >&2
     timeout -k 10 "$limit" mpirun -np 2 --bind-to none --mca part ucx "$build/b_stream" "$@" \
-        2> "$out/logs/$name.log" | tr -d '\000' | tee -a "$csv"
+        2> "$out/logs/$name.log" | tr -d '\000' | tee "$out/logs/$name.out" | grep -a '^stream_' |
+        tee -a "$csv"
     rc=${PIPESTATUS[0]}
     if [ "$rc" -ne 0 ]; then
         local why="exit $rc"
