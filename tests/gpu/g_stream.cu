@@ -9,7 +9,8 @@
  *             the receive buffer against the expected values and counts
  *             mismatches into device counters
  * The host enqueues every epoch back to back and synchronises the stream
- * once at the end; then MPI_Wait on the host must succeed and the counters
+ * once at the end; then MPI_Test (complete at once) and MPI_Wait on the
+ * host must succeed and the counters
  * must be zero (and count every epoch checked). Values depend on the
  * epoch, the partition and the element, so stale, early or misplaced data
  * is caught. MPIX_Prequest_create comes after the first start, on both
@@ -513,6 +514,11 @@ int main(int argc, char **argv)
         CUDA(cudaStreamSynchronize(s.cs));
         double t = MPI_Wtime() - t0;
         if (errors) T_EXPECT(MPI_Request_free(&s.req[0]), MPI_ERR_REQUEST);
+        /* the stream has passed every wait: the host sees the epochs
+         * complete at once */
+        int done = 0;
+        T_MPI(MPI_Testall(s.nreq, s.req, &done, MPI_STATUSES_IGNORE));
+        T_CHECK(done, "MPI_Testall after the stream completed: not complete");
         T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
         if (NULL != exec) CUDA(cudaGraphExecDestroy(exec));
         if (graph) {
