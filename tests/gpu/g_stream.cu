@@ -36,7 +36,8 @@
  *         with MPIX_Pbuf_prepare and the same kernel; the receiver with
  *         the same check kernel, synchronised each epoch), the other side
  *         enqueues
- *   -x    error cases (MPI_ERRORS_RETURN), then the normal run: a host
+ *   -x    error cases (MPI_ERRORS_RETURN), then the normal run, with the
+ *         MPIX_Stream freed right after the communicator was made: a host
  *         epoch 0 (MPIX_Start_enqueue in it: MPI_ERR_REQUEST); in epoch 1
  *         MPI_Pready from the host, MPI_Start, a second MPIX_Wait_enqueue
  *         and MPI_Request_free: MPI_ERR_REQUEST; MPI_Request_free after
@@ -443,6 +444,11 @@ int main(int argc, char **argv)
     T_MPI(MPIX_Stream_comm_create(MPI_COMM_WORLD, mstream, &comm));
     T_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     if (errors) {
+        /* -x: the communicator keeps the stream alive */
+        T_MPI(MPIX_Stream_free(&mstream));
+        T_CHECK(MPIX_STREAM_NULL == mstream, "MPIX_Stream_free left the handle");
+    }
+    if (errors) {
         /* MPI_Pready's argument checks report on MPI_COMM_WORLD, calls
          * without a communicator (MPI_Start, MPI_Request_free, a null
          * request) on MPI_COMM_SELF */
@@ -545,8 +551,10 @@ int main(int argc, char **argv)
         }
     }
     T_MPI(MPI_Comm_free(&comm));
-    T_MPI(MPIX_Stream_free(&mstream));
-    T_CHECK(MPIX_STREAM_NULL == mstream, "MPIX_Stream_free left the handle");
+    if (MPIX_STREAM_NULL != mstream) {
+        T_MPI(MPIX_Stream_free(&mstream));
+        T_CHECK(MPIX_STREAM_NULL == mstream, "MPIX_Stream_free left the handle");
+    }
     CUDA(cudaStreamDestroy(s.cs));
     CUDA(cudaFree(s.buf));
     if (s.coll) CUDA(cudaFree(s.rbuf));
