@@ -160,10 +160,11 @@ __global__ void contribute(int32_t *buf, MPIX_Prequest h, long n, int level, int
     mark(level, p, h);
 }
 
-/* Blocks take partitions in turn (`ranks`: see want()); with `poll`, thread 0 first waits for
- * MPIX_Parrived (a partition that never arrives counts into C_STUCK after
- * STUCK_NS instead of hanging the stream). Mismatches count into C_BAD,
- * the earliest epoch with one into C_FIRST_BAD, every run into C_CHECKED. */
+/* Blocks take partitions in turn (`ranks`: see want()); with `poll`,
+ * thread 0 first waits for MPIX_Parrived (a partition that never arrives
+ * counts into C_STUCK after STUCK_NS instead of hanging the stream).
+ * Mismatches count into C_BAD, the earliest epoch with one into
+ * C_FIRST_BAD, every run into C_CHECKED. */
 __global__ void check(const volatile int32_t *buf, preqs d, int parts, long n, int ranks,
                       int epoch, const unsigned *counter, int poll, unsigned long long *c)
 {
@@ -205,7 +206,7 @@ struct side {
     int32_t *buf;
     int32_t *rbuf;         /* -R: the allreduce's result (buf: the contribution) */
     unsigned *counter;     /* device: the epoch of graph replays */
-    unsigned long long *c; /* device: C_COUNT check counters (receiver) */
+    unsigned long long *c; /* device: C_COUNT check counters (checking ranks) */
 };
 
 static int check_grid(const side *s)
