@@ -184,3 +184,29 @@ for bench, xlabel, ylabel, fname, logy in (
 
 if by["limits"]:
     table("node limits", by["limits"], ["component", "value", "unit"])
+
+# Stream-ordered epochs (bench/run-stream.sh): goodput vs grid per variant,
+# the half round trips, and stream_table.py's ratios and targets
+if by["stream_goodput"]:
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    series = defaultdict(list)
+    for r in by["stream_goodput"]:
+        series[r["component"]].append((int(r["param1"]), float(r["value"])))
+    for comp, pts in sorted(series.items()):
+        pts.sort()
+        ax.plot(*zip(*pts), marker="o", linestyle=":" if comp.startswith("ipc_limit") else "-", label=comp)
+    finish(fig, ax, "grid size (blocks of 1024 threads, 8 B per thread, one partition each)", "goodput [GB/s]", "vector add + transfer, stream-ordered vs host-driven", f"{out}/stream-goodput.png", True, fontsize=7)
+if by["stream_hrtt"]:
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    names = [r["component"] for r in by["stream_hrtt"]]
+    ax.bar(names, [float(r["value"]) for r in by["stream_hrtt"]])
+    ax.set_ylabel("half round trip [us]")
+    ax.set_title("one-block epoch (8 KiB), ping-pong")
+    ax.tick_params(axis="x", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(f"{out}/stream-hrtt.png", dpi=120)
+if by["stream_goodput"] or by["stream_hrtt"]:
+    sys.path.insert(0, __file__.rsplit("/", 1)[0] if "/" in __file__ else ".")
+    from stream_table import report  # noqa: E402
+
+    print(report(by["stream_goodput"] + by["stream_hrtt"]))

@@ -8,7 +8,7 @@ import sys
 
 out = sys.argv[1]
 rows = []
-for part in ("host", "gpu", "coll", "apps"):
+for part in ("host", "gpu", "stream", "coll", "apps"):
     f = os.path.join(out, part, "results.csv")
     if os.path.exists(f):
         rows += [dict(r, part=part) for r in csv.DictReader(open(f))]
@@ -28,6 +28,15 @@ def fmt(v, unit=""):
 
 def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
+
+
+def stream_limit_min():
+    """The lowest ratio of stream-ordered kernel copy to the limit over grids."""
+    q = [ratio(pick("stream_goodput", "kernel_copy_stream-nvlink", g),
+               pick("stream_goodput", "ipc_limit-nvlink", g))
+         for g in sorted({int(r["param1"]) for r in rows if r["bench"] == "stream_goodput"})]
+    q = [x for x in q if x is not None]
+    return min(q) if q else None
 
 
 lines = ["# part/ucx: benchmark report", ""]
@@ -62,6 +71,19 @@ table = [
      ratio(pick("goodput", "progress-nvlink", 64), pick("goodput", "traditional-nvlink", 64)), "—", ">= 1.5x"),
     ("goodput progress / traditional, 64 blocks, TCP",
      ratio(pick("goodput", "progress-tcp", 64), pick("goodput", "traditional-tcp", 64)), "—", ">= 2.8x"),
+    ("goodput stream-ordered kernel copy / traditional, 1 block",
+     ratio(pick("stream_goodput", "kernel_copy_stream-nvlink", 1),
+           pick("stream_goodput", "traditional-nvlink", 1)), "—", ">= 3x"),
+    ("goodput stream-ordered kernel copy / traditional, 64 blocks",
+     ratio(pick("stream_goodput", "kernel_copy_stream-nvlink", 64),
+           pick("stream_goodput", "traditional-nvlink", 64)), "—", ">= 3x"),
+    ("goodput stream-ordered kernel copy / IPC copy limit, lowest over grids", stream_limit_min(),
+     "—", ">= 0.9x"),
+    ("goodput stream-ordered progress engine / traditional, 64 blocks",
+     ratio(pick("stream_goodput", "progress_stream-nvlink", 64),
+           pick("stream_goodput", "traditional-nvlink", 64)), "—", ">= 1.5x"),
+    ("half round trip, one-block epoch, stream-ordered [us]", pick("stream_hrtt", "stream-nvlink"),
+     "—", "<= 5"),
     ("MPIX_Pready auto / block, 1024 threads",
      ratio(pick("pready", "auto", 1024), pick("pready", "block", 1024)), "—", "<= 1.1x"),
     ("MPIX_Pready thread / block, 1024 threads",
@@ -88,7 +110,7 @@ for name, v, paper, target in table:
     lines.append(f"| {name} | {fmt(v)} | {paper} | {target} |")
 
 lines += ["", "## Plots", ""]
-for part in ("host", "gpu", "coll", "apps"):
+for part in ("host", "gpu", "stream", "coll", "apps"):
     d = os.path.join(out, part)
     if os.path.isdir(d):
         for png in sorted(f for f in os.listdir(d) if f.endswith(".png")):

@@ -1,0 +1,530 @@
+/* Stream-ordered partitioned epochs (issue 21) against the host-driven
+ * paths and the node's limit, two ranks on one node, rank 0 sends to
+ * rank 1. One variant per run (bench/run-stream.sh runs them all):
+ *   b_stream goodput VARIANT GRIDS   vector add c = a + b + epoch over
+ *       doubles, 1024 threads per block (8 KiB per block), one partition
+ *       per block, c sent to rank 1; goodput = bytes of c / time per epoch
+ *       (warm-up epochs excluded), timed on rank 1 from a barrier until
+ *       the last epoch has arrived. VARIANT:
+ *     traditional         kernel, cudaStreamSynchronize, MPI_Send/MPI_Recv
+ *     kernel_copy_host    MPI_Start, MPIX_Pbuf_prepare, kernel with
+ *                         MPIX_Pready, MPI_Wait (as bench/b_device.cu)
+ *     kernel_copy_stream  MPIX_Start_enqueue, kernel with MPIX_Pready,
+ *                         MPIX_Wait_enqueue, epochs back to back, one
+ *                         cudaStreamSynchronize at the end
+ *     progress_stream     the same with info "mpix_device_copy" "progress"
+ *                         (MPI_THREAD_MULTIPLE)
+ *     ipc_limit           the same kernel, then cudaMemcpyAsync into the
+ *                         receiver's buffer mapped by CUDA IPC, on the same
+ *                         stream, with the handshake of ipc_epoch(); no
+ *                         host synchronisation per epoch
+ *   b_stream hrtt VARIANT            half round trip of a one-block epoch
+ *       (8 KiB), ping-pong: rank 0's kernel writes the block, rank 1's
+ *       kernel adds one to what arrived and sends it back. VARIANT:
+ *     stream              partitioned, MPIX_Startall_enqueue, kernels with
+ *                         MPIX_Pready, MPIX_Wait(all)_enqueue, kernel copy
+ *     host                partitioned, MPI_Startall, MPIX_Pbuf_prepare,
+ *                         kernels with MPIX_Pready, MPI_Wait, kernel copy
+ *     sendrecv            kernel, cudaStreamSynchronize, MPI_Send/MPI_Recv
+ * The receiver checks the last epoch's data; a variant whose data is wrong
+ * prints no row and exits with 1.
+ * Environment: BENCH_LABEL (nvlink) names the path in the component
+ * column; BENCH_PARTS_MAX caps the partitions (blocks per partition then
+ * grid / cap); BENCH_THREAD_MULTIPLE=1: MPI_THREAD_MULTIPLE for every
+ * variant (otherwise only for progress_stream); BENCH_HRTT_ITERS (2000).
+ * Output: CSV rows bench,component,param1,param2,value,unit on rank 0:
+ *   stream_goodput,VARIANT-LABEL,GRID,BYTES,GB/s,GB/s
+ *   stream_hrtt,VARIANT-LABEL,8192,ITERATIONS,US,us */
+#include <cuda.h> /* types of cuStreamWriteValue64/cuStreamWaitValue64 */
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <mpi-ext.h>
+#include <mpix_part_device.h>
+#include "../examples/common.h" /* CUDA() checks */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, failed;
+static const char *label = "nvlink";
+
+enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT, V_COUNT };
+static const char *goodput_names[V_COUNT] = {"traditional", "kernel_copy_host",
+                                             "kernel_copy_stream", "progress_stream",
+                                             "ipc_limit"};
+enum { H_STREAM, H_HOST, H_SENDRECV, H_COUNT };
+static const char *hrtt_names[H_COUNT] = {"stream", "host", "sendrecv"};
+
+#define CHECK_MPI(call)                                                                  \
+    do {                                                                                 \
+        int rc_ = (call);                                                                \
+        if (MPI_SUCCESS != rc_) {                                                        \
+            char s_[MPI_MAX_ERROR_STRING];                                               \
+            int l_;                                                                      \
+            MPI_Error_string(rc_, s_, &l_);                                              \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, s_);           \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                \
+        }                                                                                \
+    } while (0)
+
+__host__ __device__ static inline double expected(long i, int epoch)
+{
+    return (double) (i & 1023) + (double) (i >> 10) + (double) epoch;
+}
+
+__global__ void init_ab(double *a, double *b)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    a[i] = (double) (i & 1023);
+    b[i] = (double) (i >> 10);
+}
+
+/* The compute of every variant; with a device request, every thread then
+ * marks its block's partition (info "mpix_pready_aggregate" "block"). */
+__global__ void vadd(const double *a, const double *b, double *c, int epoch, int bpp,
+                     MPIX_Prequest preq)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    c[i] = a[i] + b[i] + (double) epoch;
+    if (NULL != preq) MPIX_Pready(blockIdx.x / bpp, preq);
+}
+
+__global__ void count_wrong(const double *c, int epoch, unsigned long long *wrong)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    if (c[i] != expected(i, epoch)) atomicAdd(wrong, 1ull);
+}
+
+/* Rank 1: whether c holds `epoch`'s values (n = grid * 1024); on rank 0
+ * the verdict. */
+static bool data_ok(const double *c, int grid, int epoch, cudaStream_t s, const char *what)
+{
+    unsigned long long *dw, wrong = 0;
+    int ok = 1;
+    if (1 == rank) {
+        CUDA(cudaMalloc(&dw, sizeof(*dw)));
+        CUDA(cudaMemsetAsync(dw, 0, sizeof(*dw), s));
+        count_wrong<<<grid, 1024, 0, s>>>(c, epoch, dw);
+        CUDA(cudaMemcpyAsync(&wrong, dw, sizeof(wrong), cudaMemcpyDeviceToHost, s));
+        CUDA(cudaStreamSynchronize(s));
+        CUDA(cudaFree(dw));
+        ok = 0 == wrong;
+        if (!ok) {
+            fprintf(stderr, "b_stream: %s grid %d: %llu of %ld values wrong after epoch %d\n",
+                    what, grid, wrong, (long) grid * 1024, epoch);
+        }
+    }
+    CHECK_MPI(MPI_Bcast(&ok, 1, MPI_INT, 1, MPI_COMM_WORLD));
+    if (!ok) failed = 1;
+    return ok;
+}
+
+static int iters_for(size_t bytes)
+{
+    size_t it = ((size_t) 1 << 30) / (bytes + 65536);
+    return (int) (it < 20 ? 20 : it > 2000 ? 2000 : it);
+}
+
+/* Stream memory operations, through the runtime's driver entry points. */
+typedef CUresult (*write_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+typedef CUresult (*wait_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+static write_value_fn write_value;
+static wait_value_fn wait_value;
+
+static void *driver_fn(const char *name)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    CUDA(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found));
+    if (NULL == fn || cudaDriverEntryPointSuccess != found) {
+        fprintf(stderr, "b_stream: no driver entry point %s\n", name);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    return fn;
+}
+
+#define CU(call)                                                                         \
+    do {                                                                                 \
+        if (CUDA_SUCCESS != (call)) {                                                    \
+            fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call);            \
+            MPI_Abort(MPI_COMM_WORLD, 3);                                                \
+        }                                                                                \
+    } while (0)
+
+/* The node's limit: what stream-ordered kernel copy must do at least, with
+ * the copy engine instead of the kernel's stores. Each rank has a flag
+ * word in GPU memory that the other maps by CUDA IPC:
+ *   rank 1's stream: write rtr[e] into rank 0's flag (its buffer is free
+ *                    for epoch e), wait until its own flag >= e (arrived)
+ *   rank 0's stream: the kernel, wait until its own flag >= e (the
+ *                    receiver is ready), cudaMemcpyAsync of c into rank
+ *                    1's mapped buffer, write e into rank 1's flag
+ * i.e. one ready-to-receive and one arrival per epoch, both stream memory
+ * operations (a write into the peer's memory, a wait on local memory), as
+ * the receiver must be allowed to reuse its buffer after its wait. */
+struct ipc {
+    uint64_t *flag;      /* this rank's flag (local GPU memory) */
+    uint64_t *peer_flag; /* the other rank's, mapped */
+    double *peer_c;      /* rank 0: rank 1's c, mapped */
+};
+
+static void ipc_open(struct ipc *m, double *c)
+{
+    cudaIpcMemHandle_t mine[2], theirs[2];
+    CUDA(cudaMalloc(&m->flag, 256));
+    CUDA(cudaMemset(m->flag, 0, 256));
+    CUDA(cudaDeviceSynchronize());
+    CUDA(cudaIpcGetMemHandle(&mine[0], m->flag));
+    CUDA(cudaIpcGetMemHandle(&mine[1], c));
+    CHECK_MPI(MPI_Sendrecv(mine, sizeof(mine), MPI_BYTE, 1 - rank, 30, theirs, sizeof(theirs),
+                     MPI_BYTE, 1 - rank, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CUDA(cudaIpcOpenMemHandle((void **) &m->peer_flag, theirs[0],
+                              cudaIpcMemLazyEnablePeerAccess));
+    m->peer_c = NULL;
+    if (0 == rank) {
+        CUDA(cudaIpcOpenMemHandle((void **) &m->peer_c, theirs[1],
+                                  cudaIpcMemLazyEnablePeerAccess));
+    }
+    write_value = (write_value_fn) driver_fn("cuStreamWriteValue64");
+    wait_value = (wait_value_fn) driver_fn("cuStreamWaitValue64");
+}
+
+static void ipc_close(struct ipc *m)
+{
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* no peer writes into our memory any more */
+    CUDA(cudaIpcCloseMemHandle(m->peer_flag));
+    if (NULL != m->peer_c) CUDA(cudaIpcCloseMemHandle(m->peer_c));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CUDA(cudaFree(m->flag));
+}
+
+static void ipc_epoch(const struct ipc *m, const double *a, const double *b, double *c, int grid,
+                      uint64_t e, cudaStream_t s)
+{
+    if (0 == rank) {
+        vadd<<<grid, 1024, 0, s>>>(a, b, c, (int) e, 1, NULL);
+        CU(wait_value((CUstream) s, (CUdeviceptr) m->flag, e, CU_STREAM_WAIT_VALUE_GEQ));
+        CUDA(cudaMemcpyAsync(m->peer_c, c, (size_t) grid * 1024 * sizeof(double),
+                             cudaMemcpyDeviceToDevice, s));
+        CU(write_value((CUstream) s, (CUdeviceptr) m->peer_flag, e, CU_STREAM_WRITE_VALUE_DEFAULT));
+    } else {
+        CU(write_value((CUstream) s, (CUdeviceptr) m->peer_flag, e, CU_STREAM_WRITE_VALUE_DEFAULT));
+        CU(wait_value((CUstream) s, (CUdeviceptr) m->flag, e, CU_STREAM_WAIT_VALUE_GEQ));
+    }
+}
+
+/* A communicator bound to the CUDA stream s (the stream variants). */
+static MPI_Comm stream_comm(cudaStream_t s, MPIX_Stream *ms)
+{
+    MPI_Info info;
+    MPI_Comm comm;
+    CHECK_MPI(MPI_Info_create(&info));
+    CHECK_MPI(MPI_Info_set(info, "type", "cudaStream_t"));
+    CHECK_MPI(MPIX_Info_set_hex(info, "value", &s, sizeof(s)));
+    CHECK_MPI(MPIX_Stream_create(info, ms));
+    CHECK_MPI(MPI_Info_free(&info));
+    CHECK_MPI(MPIX_Stream_comm_create(MPI_COMM_WORLD, *ms, &comm));
+    return comm;
+}
+
+static MPI_Info part_info(const char *copy, int threads)
+{
+    MPI_Info info;
+    char thr[32];
+    snprintf(thr, sizeof(thr), "%d", threads);
+    CHECK_MPI(MPI_Info_create(&info));
+    CHECK_MPI(MPI_Info_set(info, "mpix_pready_threads", thr));
+    CHECK_MPI(MPI_Info_set(info, "mpix_device_copy", copy));
+    CHECK_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
+    return info;
+}
+
+/* Seconds per epoch of variant v at `grid` blocks, measured on rank 1;
+ * *epoch counts the epochs of the whole run (c holds the last one's). */
+static double goodput_run(int v, int grid, const double *a, const double *b, double *c,
+                          cudaStream_t s, MPI_Comm scomm, const struct ipc *m, int *epoch)
+{
+    size_t n = (size_t) grid * 1024;
+    const char *env = getenv("BENCH_PARTS_MAX");
+    int maxp = (NULL != env && atoi(env) > 0) ? atoi(env) : grid;
+    int parts = grid < maxp ? grid : maxp, bpp = grid / parts, iters = iters_for(n * 8);
+    bool stream = V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v;
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPIX_Prequest preq = NULL;
+    double t0 = 0;
+
+    if (V_KCOPY_HOST == v || stream) {
+        MPI_Info info = part_info(V_PROGRESS_STREAM == v ? "progress" : "kernel", bpp * 1024);
+        MPI_Comm comm = stream ? scomm : MPI_COMM_WORLD;
+        int count = (int) (n / parts);
+        if (0 == rank) {
+            CHECK_MPI(MPI_Psend_init(c, parts, count, MPI_DOUBLE, 1, 9, comm, info, &req));
+        } else {
+            CHECK_MPI(MPI_Precv_init(c, parts, count, MPI_DOUBLE, 0, 9, comm, info, &req));
+        }
+        CHECK_MPI(MPI_Info_free(&info));
+    }
+    /* three warm-up epochs, then the timed ones */
+    for (int i = -3; i < iters; ++i) {
+        int e = ++*epoch;
+        if (0 == i) {
+            CUDA(cudaStreamSynchronize(s));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+            t0 = MPI_Wtime();
+        }
+        switch (v) {
+        case V_TRADITIONAL:
+            if (0 == rank) {
+                vadd<<<grid, 1024, 0, s>>>(a, b, c, e, 1, NULL);
+                CUDA(cudaStreamSynchronize(s));
+                CHECK_MPI(MPI_Send(c, (int) n, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD));
+            } else {
+                CHECK_MPI(MPI_Recv(c, (int) n, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE));
+            }
+            break;
+        case V_KCOPY_HOST:
+            CHECK_MPI(MPI_Start(&req));
+            if (0 == rank) {
+                if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req, &preq));
+                CHECK_MPI(MPIX_Pbuf_prepare(&req));
+                vadd<<<grid, 1024, 0, s>>>(a, b, c, e, bpp, preq);
+            }
+            CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            break;
+        case V_KCOPY_STREAM:
+        case V_PROGRESS_STREAM:
+            CHECK_MPI(MPIX_Start_enqueue(&req));
+            if (0 == rank) {
+                if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req, &preq));
+                vadd<<<grid, 1024, 0, s>>>(a, b, c, e, bpp, preq);
+            }
+            CHECK_MPI(MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE));
+            break;
+        default:
+            ipc_epoch(m, a, b, c, grid, (uint64_t) e, s);
+            break;
+        }
+        if (0 == rank) CUDA(cudaGetLastError());
+    }
+    CUDA(cudaStreamSynchronize(s));
+    double t = (MPI_Wtime() - t0) / iters;
+    if (MPI_REQUEST_NULL != req) {
+        /* the host sees the enqueued epochs complete */
+        CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        if (NULL != preq) CHECK_MPI(MPIX_Prequest_free(&preq));
+        CHECK_MPI(MPI_Request_free(&req));
+    }
+    CHECK_MPI(MPI_Bcast(&t, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD));
+    return t;
+}
+
+/* Ping-pong of one block: rank 0's kernel writes epoch e, rank 1's adds
+ * one to what arrived; each marks the block with MPIX_Pready when given a
+ * device request. */
+__global__ void ping(double *sbuf, int e, MPIX_Prequest preq)
+{
+    sbuf[threadIdx.x] = (double) e + threadIdx.x;
+    if (NULL != preq) MPIX_Pready(0, preq);
+}
+
+__global__ void pong(const double *rbuf, double *sbuf, MPIX_Prequest preq)
+{
+    sbuf[threadIdx.x] = rbuf[threadIdx.x] + 1.0;
+    if (NULL != preq) MPIX_Pready(0, preq);
+}
+
+__global__ void check_pong(const double *rbuf, int e, unsigned long long *wrong)
+{
+    if (rbuf[threadIdx.x] != (double) e + threadIdx.x + 1.0) atomicAdd(wrong, 1ull);
+}
+
+static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
+{
+    enum { N = 1024 };
+    double *sbuf, *rbuf, t0 = 0;
+    unsigned long long *dw, wrong = 0;
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL}; /* [0] send, [1] receive */
+    MPIX_Prequest preq = NULL;
+    int peer = 1 - rank, e = 0;
+
+    CUDA(cudaMalloc(&sbuf, N * sizeof(double)));
+    CUDA(cudaMalloc(&rbuf, N * sizeof(double)));
+    CUDA(cudaMalloc(&dw, sizeof(*dw)));
+    CUDA(cudaMemset(rbuf, 0, N * sizeof(double)));
+    CUDA(cudaMemset(dw, 0, sizeof(*dw)));
+    CUDA(cudaDeviceSynchronize());
+    if (H_SENDRECV != v) {
+        MPI_Comm comm = H_STREAM == v ? scomm : MPI_COMM_WORLD;
+        MPI_Info info = part_info("kernel", N);
+        /* tag 21: rank 0 to rank 1, tag 22: back */
+        CHECK_MPI(MPI_Psend_init(sbuf, 1, N, MPI_DOUBLE, peer, 21 + rank, comm, info, &req[0]));
+        CHECK_MPI(MPI_Precv_init(rbuf, 1, N, MPI_DOUBLE, peer, 22 - rank, comm, info, &req[1]));
+        CHECK_MPI(MPI_Info_free(&info));
+    }
+    for (int i = -100; i < iters; ++i) {
+        e = i + 101;
+        if (0 == i) {
+            CUDA(cudaStreamSynchronize(s));
+            CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+            t0 = MPI_Wtime();
+        }
+        if (H_STREAM == v) {
+            CHECK_MPI(MPIX_Startall_enqueue(2, req));
+            if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
+            if (0 == rank) {
+                ping<<<1, N, 0, s>>>(sbuf, e, preq);
+                CHECK_MPI(MPIX_Waitall_enqueue(2, req, MPI_STATUSES_IGNORE));
+            } else {
+                CHECK_MPI(MPIX_Wait_enqueue(&req[1], MPI_STATUS_IGNORE));
+                pong<<<1, N, 0, s>>>(rbuf, sbuf, preq);
+                CHECK_MPI(MPIX_Wait_enqueue(&req[0], MPI_STATUS_IGNORE));
+            }
+        } else if (H_HOST == v) {
+            CHECK_MPI(MPI_Startall(2, req));
+            if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
+            if (1 == rank) CHECK_MPI(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
+            CHECK_MPI(MPIX_Pbuf_prepare(&req[0]));
+            if (0 == rank) {
+                ping<<<1, N, 0, s>>>(sbuf, e, preq);
+            } else {
+                pong<<<1, N, 0, s>>>(rbuf, sbuf, preq);
+            }
+            CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        } else if (0 == rank) {
+            ping<<<1, N, 0, s>>>(sbuf, e, NULL);
+            CUDA(cudaStreamSynchronize(s));
+            CHECK_MPI(MPI_Send(sbuf, N, MPI_DOUBLE, peer, 21, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Recv(rbuf, N, MPI_DOUBLE, peer, 22, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        } else {
+            CHECK_MPI(MPI_Recv(rbuf, N, MPI_DOUBLE, peer, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            pong<<<1, N, 0, s>>>(rbuf, sbuf, NULL);
+            CUDA(cudaStreamSynchronize(s));
+            CHECK_MPI(MPI_Send(sbuf, N, MPI_DOUBLE, peer, 22, MPI_COMM_WORLD));
+        }
+    }
+    CUDA(cudaStreamSynchronize(s));
+    double t = (MPI_Wtime() - t0) / iters / 2;
+    if (0 == rank) {
+        check_pong<<<1, N, 0, s>>>(rbuf, e, dw);
+        CUDA(cudaMemcpyAsync(&wrong, dw, sizeof(wrong), cudaMemcpyDeviceToHost, s));
+        CUDA(cudaStreamSynchronize(s));
+        if (0 != wrong) {
+            fprintf(stderr, "b_stream: hrtt %s: %llu of %d values wrong after epoch %d\n",
+                    hrtt_names[v], wrong, N, e);
+            failed = 1;
+        }
+    }
+    if (H_SENDRECV != v) {
+        CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        CHECK_MPI(MPIX_Prequest_free(&preq));
+        CHECK_MPI(MPI_Request_free(&req[0]));
+        CHECK_MPI(MPI_Request_free(&req[1]));
+    }
+    CUDA(cudaFree(sbuf));
+    CUDA(cudaFree(rbuf));
+    CUDA(cudaFree(dw));
+    CHECK_MPI(MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    return t;
+}
+
+static int lookup(const char *name, const char **names, int count)
+{
+    for (int i = 0; i < count; ++i) {
+        if (0 == strcmp(name, names[i])) return i;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    bool good = argc > 2 && 0 == strcmp(argv[1], "goodput");
+    bool hrtt = argc > 2 && 0 == strcmp(argv[1], "hrtt");
+    int v = good ? lookup(argv[2], goodput_names, V_COUNT)
+                 : hrtt ? lookup(argv[2], hrtt_names, H_COUNT) : -1;
+    int size, provided, want = MPI_THREAD_SINGLE;
+
+    if ((good && (V_PROGRESS_STREAM == v)) || NULL != getenv("BENCH_THREAD_MULTIPLE")) {
+        want = MPI_THREAD_MULTIPLE;
+    }
+    (void) example_select_gpu();
+    MPI_Init_thread(&argc, &argv, want, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (getenv("BENCH_LABEL")) label = getenv("BENCH_LABEL");
+    if (v < 0 || (good && argc < 4) || 2 != size) {
+        if (0 == rank) {
+            fprintf(stderr, "usage: mpirun -np 2 b_stream goodput VARIANT GRIDS | hrtt VARIANT\n"
+                            "  (see the comment at the top of bench/b_stream.cu)\n");
+        }
+        MPI_Finalize();
+        return 2;
+    }
+    if (provided < want) {
+        if (0 == rank) fprintf(stderr, "b_stream: MPI_THREAD_MULTIPLE not provided\n");
+        MPI_Finalize();
+        return 1;
+    }
+    cudaStream_t s;
+    MPIX_Stream ms = MPIX_STREAM_NULL;
+    MPI_Comm scomm = MPI_COMM_NULL;
+    CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v)) || (hrtt && H_STREAM == v)) {
+        scomm = stream_comm(s, &ms);
+    }
+    if (good) {
+        int grids[32], ng = 0, maxg = 1, epoch = 0;
+        for (char *tok = strtok(argv[3], ","); tok && ng < 32; tok = strtok(NULL, ",")) {
+            grids[ng] = atoi(tok);
+            if (grids[ng] > maxg) maxg = grids[ng];
+            ++ng;
+        }
+        size_t bytes = (size_t) maxg * 1024 * sizeof(double);
+        double *a = NULL, *b = NULL, *c;
+        struct ipc m = {NULL, NULL, NULL};
+        CUDA(cudaMalloc(&c, bytes));
+        if (0 == rank) {
+            CUDA(cudaMalloc(&a, bytes));
+            CUDA(cudaMalloc(&b, bytes));
+            init_ab<<<maxg, 1024>>>(a, b);
+            CUDA(cudaGetLastError());
+        }
+        CUDA(cudaDeviceSynchronize()); /* before the non-blocking stream uses them */
+        if (V_IPC_LIMIT == v) ipc_open(&m, c);
+        for (int g = 0; g < ng; ++g) {
+            if (1 == rank) {
+                CUDA(cudaMemsetAsync(c, 0, (size_t) grids[g] * 1024 * sizeof(double), s));
+                CUDA(cudaStreamSynchronize(s));
+            }
+            double t = goodput_run(v, grids[g], a, b, c, s, scomm, &m, &epoch);
+            if (data_ok(c, grids[g], epoch, s, goodput_names[v]) && 0 == rank) {
+                size_t gb = (size_t) grids[g] * 1024 * sizeof(double);
+                printf("stream_goodput,%s-%s,%d,%zu,%.4f,GB/s\n", goodput_names[v], label,
+                       grids[g], gb, (double) gb / t / 1e9);
+                fflush(stdout);
+            }
+        }
+        if (V_IPC_LIMIT == v) ipc_close(&m);
+        CUDA(cudaFree(c));
+        if (0 == rank) {
+            CUDA(cudaFree(a));
+            CUDA(cudaFree(b));
+        }
+    } else {
+        const char *env = getenv("BENCH_HRTT_ITERS");
+        int iters = (NULL != env && atoi(env) > 0) ? atoi(env) : 2000;
+        double t = hrtt_run(v, s, scomm, iters);
+        if (!failed && 0 == rank) {
+            printf("stream_hrtt,%s-%s,8192,%d,%.3f,us\n", hrtt_names[v], label, iters, t * 1e6);
+            fflush(stdout);
+        }
+    }
+    if (MPI_COMM_NULL != scomm) {
+        CHECK_MPI(MPI_Comm_free(&scomm));
+        CHECK_MPI(MPIX_Stream_free(&ms));
+    }
+    CUDA(cudaStreamDestroy(s));
+    MPI_Finalize();
+    return failed;
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Stream-ordered partitioned epochs (issue 21) on a GPU node, every variant
+# side by side in one run (bench/b_stream.cu), two ranks:
+#   bench/run-stream.sh [OUTDIR]   (default bench/results/stream-$(hostname -s))
+#   BENCH_QUICK=1                  fewer grid sizes
+#   BENCH_TIMEOUT=S                limit of each variant's run (default 120)
+#   BENCH_VARIANTS="..."           goodput variants to run (default all)
+# Goodput of vector add + transfer vs grid: traditional, kernel copy
+# host-synchronised, kernel copy and progress engine stream-ordered, and the
+# node's limit (cudaMemcpyAsync into the peer's IPC-mapped buffer); then the
+# half round trip of a one-block epoch: stream-ordered vs host-synchronised
+# partitioned vs MPI_Send/MPI_Recv. Each variant runs as its own mpirun: one
+# that fails or runs past the limit is recorded in OUTDIR/errors.txt (the
+# rows it printed before stay) and the others go on. Writes
+# OUTDIR/results.csv, tables.txt (ratios to traditional and to the limit,
+# with the issue's targets), the PNGs where matplotlib is found, and
+# machine.txt; the logs of the runs in OUTDIR/logs/.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tools/env.sh"
+. "$here/bench/common.sh"
+out=${1:-$here/bench/results/stream-$(hostname -s)}
+mkdir -p "$out/logs"
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+cuda=${CUDA_HOME:-/usr/local/cuda}
+csv=$out/results.csv
+echo "bench,component,param1,param2,value,unit" > "$csv"
+: > "$out/errors.txt"
+if ! { "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
+           -o "$build/b_stream.o" "$here/bench/b_stream.cu" &&
+       mpicxx -o "$build/b_stream" "$build/b_stream.o" -L"$cuda/lib64" -lcudart; } \
+        > "$out/logs/build.log" 2>&1; then
+    echo "bench: bench/b_stream.cu did not build (logs/build.log)" | tee -a "$out/errors.txt" >&2
+    cat "$out/logs/build.log" >&2
+    exit 1
+fi
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mca_base_component_show_load_errors=0
+if [ -n "${BENCH_QUICK:-}" ]; then
+    grids=1,16,256,4096,65536
+else
+    grids=1,4,16,64,256,1024,4096,16384,65536,131072
+fi
+limit=${BENCH_TIMEOUT:-120}
+failures=0
+run() { # name b_stream-args...
+    local name=$1 rc msg; shift
+    echo "bench: $name" >&2
+    timeout -k 10 "$limit" mpirun -np 2 --bind-to none --mca part ucx "$build/b_stream" "$@" \
+        2> "$out/logs/$name.log" | tr -d '\000' | tee "$out/logs/$name.out" | grep -a '^stream_' |
+        tee -a "$csv"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -ne 0 ]; then
+        local why="exit $rc"
+        [ "$rc" -eq 124 ] && why="ran past ${limit}s"
+        msg=$(grep -m 2 -E 'b_stream|\.(cu|h):[0-9]+' "$out/logs/$name.log" || tail -n 2 "$out/logs/$name.log")
+        echo "bench: $name failed ($why): $(tr '\n' ' ' <<<"$msg")" |
+            tee -a "$out/errors.txt" >&2
+        failures=$((failures + 1))
+    fi
+}
+for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream progress_stream ipc_limit}; do
+    run "goodput-$v" goodput "$v" "$grids"
+done
+for v in stream host sendrecv; do
+    run "hrtt-$v" hrtt "$v"
+done
+bench_machine "$out"
+py=$(bench_python)
+if [ -n "$py" ]; then
+    "$py" "$here/bench/plot.py" "$csv" "$out" | tee "$out/tables.txt"
+else
+    python3 "$here/bench/stream_table.py" "$csv" | tee "$out/tables.txt"
+    echo "bench: matplotlib missing; PNGs with: bench/plot.py $csv $out"
+fi
+[ -s "$out/errors.txt" ] || rm -f "$out/errors.txt"
+echo "bench: $failures variant(s) failed"
+[ "$failures" -eq 0 ]

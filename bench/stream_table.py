@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Tables of bench/run-stream.sh (bench/b_stream.cu): goodput per variant and
+grid, its ratios to the traditional path and to the node's limit with the
+targets of issue 21, and the half round trips. Standard library only (the
+GPU node may lack matplotlib; bench/plot.py prints the same beside its PNGs).
+usage: stream_table.py results.csv"""
+import csv
+import sys
+
+GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "progress_stream", "ipc_limit")
+HRTT = ("stream", "host", "sendrecv")
+SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stream": "kc_stream",
+         "progress_stream": "pe_stream", "ipc_limit": "limit"}
+# (variant, over, grids it applies to (None: all), at least)
+TARGETS = (("kernel_copy_stream", "traditional", (1, 4, 16, 64), 3.0),
+           ("kernel_copy_stream", "ipc_limit", None, 0.9),
+           ("progress_stream", "traditional", (1, 4, 16, 64), 1.5))
+HRTT_TARGET_US = 5.0
+
+
+def fmt(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def report(rows):
+    """The tables as a string, from the CSV rows (dicts)."""
+    gp, hr = {}, {}
+    for r in rows:
+        variant, _, path = r["component"].partition("-")
+        if r["bench"] == "stream_goodput":
+            gp[(path, variant, int(r["param1"]))] = float(r["value"])
+        elif r["bench"] == "stream_hrtt":
+            hr[(path, variant)] = float(r["value"])
+    out = []
+    for path in sorted({k[0] for k in gp}):
+        grids = sorted({k[2] for k in gp if k[0] == path})
+        out += ["", f"stream-ordered goodput [GB/s] ({path})",
+                f"{'grid':>8}" + "".join(f"{v:>20}" for v in GOODPUT)]
+        for g in grids:
+            out.append(f"{g:>8}" + "".join(f"{fmt(gp.get((path, v, g)), '.3f'):>20}" for v in GOODPUT))
+        ratios = (("kernel_copy_host", "traditional"), ("kernel_copy_stream", "traditional"),
+                  ("progress_stream", "traditional"), ("kernel_copy_stream", "ipc_limit"),
+                  ("progress_stream", "ipc_limit"))
+        out += ["", f"ratios ({path}); targets: kernel_copy_stream >= 3x traditional at 1-64 "
+                "blocks and >= 0.9x ipc_limit at every grid, progress_stream >= 1.5x "
+                "traditional at 1-64 blocks (* = missed); kc: kernel copy, pe: progress engine",
+                f"{'grid':>8}" + "".join(f"{SHORT[a] + '/' + SHORT[b]:>18}" for a, b in ratios)]
+        missed = 0
+        for g in grids:
+            cells = []
+            for a, b in ratios:
+                x, y = gp.get((path, a, g)), gp.get((path, b, g))
+                q = x / y if x is not None and y else None
+                miss = any(a == ta and b == tb and (tg is None or g in tg) and
+                           (q is None or q < least) for ta, tb, tg, least in TARGETS)
+                missed += miss
+                cell = fmt(q, ".2f") + ("x" if q is not None else " ") + ("*" if miss else " ")
+                cells.append(f"{cell:>18}")
+            out.append(f"{g:>8}" + "".join(cells))
+        out.append(f"targets missed ({path}): {missed}")
+    for path in sorted({k[0] for k in hr}):
+        out += ["", f"half round trip of a one-block epoch, 8 KiB [us] ({path}); "
+                f"target: stream <= {HRTT_TARGET_US:g} us"]
+        for v in HRTT:
+            t = hr.get((path, v))
+            flag = "*" if v == "stream" and (t is None or t > HRTT_TARGET_US) else ""
+            out.append(f"{v:>12}  {fmt(t, '.2f')}{flag}")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(report(list(csv.DictReader(open(sys.argv[1])))))
