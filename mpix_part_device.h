@@ -271,7 +271,9 @@ __device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, 
     if (*(volatile unsigned long long *) &preq->stream_started < epoch) {
         return false;
     }
-    while (NULL != dev ? *dev < epoch : !mpix_part_rtr_read(preq, epoch)) {
+    /* the host word too: a receiver whose host starts its epochs writes
+     * only that one */
+    while ((NULL == dev || *dev < epoch) && !mpix_part_rtr_read(preq, epoch)) {
 #if __CUDA_ARCH__ >= 700
         __nanosleep(64);
 #endif

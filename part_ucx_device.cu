@@ -356,6 +356,11 @@ static int dev_stream_wait_counted(void *stream, const volatile uint64_t *done,
     return check(cudaGetLastError());
 }
 
+static int dev_set_device(int device)
+{
+    return check(cudaSetDevice(device));
+}
+
 static int dev_stream_sync(void *stream)
 {
     return check(cudaStreamSynchronize((cudaStream_t) stream));
@@ -371,7 +376,7 @@ static const mca_part_ucx_device_ops_t ops = {
     dev_event_destroy,       dev_event_record,  dev_event_query,    dev_copy,
     dev_stream_sync,         dev_reduce,        dev_reduce3,        dev_last_error,
     dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
-    dev_stream_start_counted, dev_stream_wait_counted};
+    dev_stream_start_counted, dev_stream_wait_counted, dev_set_device};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

@@ -90,6 +90,9 @@ typedef struct mca_part_ucx_device_ops_t {
                                 volatile uint64_t *const *addrs);
     int (*stream_wait_counted)(void *stream, const volatile uint64_t *done,
                                const volatile uint64_t *epoch);
+    /* The calling thread works on GPU `device` (its primary context): UCX's
+     * CUDA transports need a current context on a progress thread. */
+    int (*set_device)(int device);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

@@ -303,9 +303,12 @@ static int mca_part_ucx_request_free(ompi_request_t **request)
     /* A request complete but not waited for (its MPI_Start failed, say) has
      * nothing under way any more; a collective only once it failed (its
      * channels may still be busy after it completed). */
+    /* Enqueued epochs end on the host only in MPI_Wait/MPI_Test: the host
+     * never sees where the stream is, so nothing else tells it that none
+     * is under way. */
     if (OMPI_REQUEST_ACTIVE == req->super.req_state &&
         (REQUEST_COMPLETED != req->super.req_complete || mca_part_ucx_link_linked(&req->link) ||
-         (NULL != req->ops->idle && !req->ops->idle(req)))) {
+         req->enqueued || (NULL != req->ops->idle && !req->ops->idle(req)))) {
         return MPI_ERR_REQUEST;
     }
     mca_part_ucx_request_release(req);
@@ -487,29 +490,53 @@ int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
     return req->proc_null ? MPI_SUCCESS : req->ops->prepare(req);
 }
 
-/* Stream-ordered epochs that need a host (part_ucx_stream.c): once the
- * stream has reached the next one's start, it begins here as MPI_Start
- * would begin it; once complete, the done word lets the stream go on. One
- * at a time, in order; a failed one completes as well (the error is the
- * request's). */
+/* Stream-ordered epochs that need a host (part_ucx_stream.c), one at a
+ * time, in order: an epoch under way is progressed here, under the module
+ * lock, and once complete (or failed: the error is the request's), its
+ * done word lets the stream go on. */
 static void mca_part_ucx_request_drive(mca_part_ucx_request_t *req)
 {
     volatile uint64_t *words = req->stream_words.addr;
 
-    if (!req->driven) {
-        return; /* its enqueue failed */
-    }
-    if (req->running && (req->proc_null || req->ops->progress(req))) {
+    if (req->driven && req->running && (req->proc_null || req->ops->progress(req))) {
         req->running = false;
         opal_atomic_wmb(); /* the epoch's data and state before the word */
         words[MCA_PART_UCX_STREAM_DONE] = req->epoch;
     }
-    if (!req->running && words[MCA_PART_UCX_STREAM_START] > req->epoch) {
-        opal_atomic_rmb();
-        req->running = true;
-        if (OMPI_SUCCESS != mca_part_ucx_request_begin(req)) {
-            req->running = false;
-            words[MCA_PART_UCX_STREAM_DONE] = req->epoch;
+}
+
+/* ... and once the stream has reached the next one's start, it begins
+ * here, outside the lock, as MPI_Start would begin it (a kind's start may
+ * progress UCX, whose callbacks take the lock). */
+void mca_part_ucx_request_drive_begin(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_request_t *due[16], *req;
+    mca_part_ucx_link_t *item;
+    volatile uint64_t *words;
+    size_t n = 0, i;
+
+    if (0 == m->num_driven) {
+        return;
+    }
+    OPAL_THREAD_LOCK(&m->lock);
+    for (item = m->driven.next; item != &m->driven && n < 16; item = item->next) {
+        req = container_of(item, mca_part_ucx_request_t, drive_link);
+        words = req->stream_words.addr;
+        if (req->driven && !req->running && words[MCA_PART_UCX_STREAM_START] > req->epoch) {
+            req->running = true;
+            due[n++] = req;
+        }
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
+    opal_atomic_rmb(); /* what came before the stream's start */
+    for (i = 0; i < n; ++i) {
+        if (OMPI_SUCCESS != mca_part_ucx_request_begin(due[i])) {
+            OPAL_THREAD_LOCK(&m->lock);
+            due[i]->running = false;
+            ((volatile uint64_t *) due[i]->stream_words.addr)[MCA_PART_UCX_STREAM_DONE] =
+                due[i]->epoch;
+            OPAL_THREAD_UNLOCK(&m->lock);
         }
     }
 }

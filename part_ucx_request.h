@@ -319,6 +319,9 @@ static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_sendreq_t *sre
 }
 void mca_part_ucx_request_fail(mca_part_ucx_request_t *req, int error);
 void mca_part_ucx_request_activate(mca_part_ucx_request_t *req);
+/* Begin the stream-ordered epochs the host runs whose start a stream
+ * reached (the progress thread; not under the module lock). */
+void mca_part_ucx_request_drive_begin(void);
 /* On or off the module's driven list (under the module lock). */
 void mca_part_ucx_request_drive_on(mca_part_ucx_request_t *req);
 void mca_part_ucx_request_drive_off(mca_part_ucx_request_t *req);

@@ -44,6 +44,7 @@
 
 #include "ompi_config.h"
 
+#include "opal/mca/accelerator/accelerator.h"
 #include "opal/runtime/opal_progress.h"
 
 #include "part_ucx.h"
@@ -64,13 +65,24 @@
 static pthread_t mca_part_ucx_stream_tid;
 static bool mca_part_ucx_stream_thread_on = false;
 static volatile bool mca_part_ucx_stream_thread_stop = false;
+static int mca_part_ucx_stream_thread_device = -1;
 
 static void *mca_part_ucx_stream_thread(void *arg)
 {
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+
     (void) arg;
+    /* the GPU of the thread that started it: UCX's CUDA transports (cuda_ipc
+     * keys, cuda_copy staging) work on the current context */
+    if (NULL != gpu && mca_part_ucx_stream_thread_device >= 0 &&
+        0 != gpu->set_device(mca_part_ucx_stream_thread_device)) {
+        MCA_PART_UCX_ERROR("progress thread: no GPU %d: %s", mca_part_ucx_stream_thread_device,
+                           gpu->last_error());
+    }
     while (!mca_part_ucx_stream_thread_stop) {
         if (0 != mca_part_ucx_module.num_active || 0 != mca_part_ucx_module.num_driven) {
             (void) mca_part_ucx_request_progress();
+            mca_part_ucx_request_drive_begin();
         } else {
             usleep(50);
         }
@@ -83,6 +95,9 @@ static void mca_part_ucx_stream_thread_need(void)
 {
     if (!mca_part_ucx_stream_thread_on) {
         mca_part_ucx_stream_thread_stop = false;
+        if (OPAL_SUCCESS != opal_accelerator.get_device(&mca_part_ucx_stream_thread_device)) {
+            mca_part_ucx_stream_thread_device = -1;
+        }
         mca_part_ucx_stream_thread_on =
             (0 == pthread_create(&mca_part_ucx_stream_tid, NULL, mca_part_ucx_stream_thread, NULL));
         if (!mca_part_ucx_stream_thread_on) {

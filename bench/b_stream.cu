@@ -294,9 +294,10 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
             break;
         case V_KCOPY_STREAM:
         case V_PROGRESS_STREAM:
+            /* the device request before the first stream-ordered start */
+            if (0 == rank && NULL == preq) CHECK_MPI(MPIX_Prequest_create(req, &preq));
             CHECK_MPI(MPIX_Start_enqueue(&req));
             if (0 == rank) {
-                if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req, &preq));
                 vadd<<<grid, 1024, 0, s>>>(a, b, c, e, bpp, preq);
             }
             CHECK_MPI(MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE));
@@ -370,8 +371,8 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
             t0 = MPI_Wtime();
         }
         if (H_STREAM == v) {
-            CHECK_MPI(MPIX_Startall_enqueue(2, req));
             if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
+            CHECK_MPI(MPIX_Startall_enqueue(2, req));
             if (0 == rank) {
                 ping<<<1, N, 0, s>>>(sbuf, e, preq);
                 CHECK_MPI(MPIX_Waitall_enqueue(2, req, MPI_STATUSES_IGNORE));

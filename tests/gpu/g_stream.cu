@@ -13,8 +13,8 @@
  * host must succeed and the counters
  * must be zero (and count every epoch checked). Values depend on the
  * epoch, the partition and the element, so stale, early or misplaced data
- * is caught. MPIX_Prequest_create comes after the first start, on both
- * sides (the receiver's handle serves MPIX_Parrived).
+ * is caught. MPIX_Prequest_create comes before the first stream-ordered
+ * start, on both sides (the receiver's handle serves MPIX_Parrived).
  *   -p N  partitions, 1..1024 (8)        -n N int32 per partition (1024)
  *   -t N  threads per block (256)        -e N epochs (1000)
  *   -l auto|thread|warp|block   the MPIX_Pready level (auto)
@@ -214,8 +214,9 @@ static int check_grid(const side *s)
     return s->parts < 16 ? s->parts : 16;
 }
 
-/* MPIX_Prequest_create, once the request is active; -C: the send must
- * copy from kernels (no host in the loop). */
+/* MPIX_Prequest_create, before the first stream-ordered start (the start
+ * plans the epoch around the device request); -C: the send must copy from
+ * kernels (no host in the loop). */
 static void create_preqs(side *s)
 {
     for (int k = 0; k < s->nreq; ++k) {
@@ -258,8 +259,8 @@ static void enqueue_epoch(side *s, int e, bool counter, bool poll, bool probe)
         spin<<<1, 1, 0, s->cs>>>((unsigned long long) s->delay_us * 1000);
         CUDA(cudaGetLastError());
     }
-    T_MPI(start_enqueue(s));
     if (NULL == s->d.h[0]) create_preqs(s);
+    T_MPI(start_enqueue(s));
     if (s->coll) {
         contribute<<<s->parts, s->threads, 0, s->cs>>>(s->buf, s->d.h[0], s->n, s->level,
                                                        s->rank, e, cnt);
@@ -481,7 +482,9 @@ int main(int argc, char **argv)
 
     if (serialized) {
         T_CHECK(provided < MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE given for SERIALIZED");
+        create_preqs(&s);
         T_EXPECT(start_enqueue(&s), MPI_ERR_UNSUPPORTED_OPERATION);
+        for (int k = 0; k < s.nreq; ++k) T_MPI(MPIX_Prequest_free(&s.d.h[k]));
         for (int k = 0; k < s.nreq; ++k) T_MPI(MPI_Request_free(&s.req[k]));
     } else {
         int checks = epochs; /* check kernels the receiver runs */
