@@ -870,6 +870,34 @@ static const mca_part_ucx_request_ops_t mca_part_ucx_send_ops = {
     .prepare = mca_part_ucx_send_prepare,
 };
 
+/* Whether UCX reaches the receiver's GPU memory over cuda_ipc (NVLink, or
+ * the same GPU): only then may this side's kernels store into it, and the
+ * receiver prepares the words whose epochs they complete (the receiver
+ * cannot tell which transports reach it from here). */
+static bool mca_part_ucx_send_ipc(const mca_part_ucx_sendreq_t *sreq)
+{
+    ucp_transport_entry_t entries[32];
+    ucp_ep_attr_t attr;
+    unsigned i;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.field_mask = UCP_EP_ATTR_FIELD_TRANSPORTS;
+    attr.transports.entries = entries;
+    attr.transports.num_entries = sizeof(entries) / sizeof(entries[0]);
+    attr.transports.entry_size = sizeof(entries[0]);
+    if (NULL == sreq->super.remote ||
+        UCS_OK != ucp_ep_query(sreq->super.remote->eps[0], &attr)) {
+        return false;
+    }
+    for (i = 0; i < attr.transports.num_entries; ++i) {
+        if (NULL != entries[i].transport_name &&
+            0 == strcmp(entries[i].transport_name, "cuda_ipc")) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
                             ompi_datatype_t *datatype, int dst, int tag,
                             ompi_communicator_t *comm, ompi_info_t *info,
@@ -956,7 +984,8 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     msg->parts = parts;
     msg->total_bytes = req->total_bytes;
     msg->src_device = !req->device ? 0u
-                      : (MCA_PART_UCX_DEVICE_COPY_PROGRESS == sreq->device_copy)
+                      : (MCA_PART_UCX_DEVICE_COPY_PROGRESS == sreq->device_copy ||
+                         !mca_part_ucx_send_ipc(sreq))
                           ? MCA_PART_UCX_SRC_DEVICE
                           : MCA_PART_UCX_SRC_DEVICE | MCA_PART_UCX_SRC_KERNEL_COPY;
     msg->rtr_addr = (uint64_t) (uintptr_t) sreq->rtr_block.addr;

@@ -116,6 +116,9 @@ void mca_part_ucx_stream_fini(void)
     }
 }
 
+/* Epochs the host runs that may be enqueued ahead of it. */
+#define MCA_PART_UCX_STREAM_AHEAD 4
+
 /* What a request's starts write and its waits wait for. */
 typedef struct mca_part_ucx_stream_plan_t {
     bool driven;                     /* the host runs the epochs (progress thread) */
@@ -377,12 +380,22 @@ int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *st
     epochs = (uint64_t *) (plans + count);
     /* The first start of a receive may come before the sender's setup
      * record: its words exist once matched (outside the module lock, which
-     * progress takes). */
+     * progress takes). Epochs the host runs are kept at most
+     * MCA_PART_UCX_STREAM_AHEAD ahead of it: further ahead, the stream's
+     * queue of CUDA work fills and the next CUDA call of this thread blocks,
+     * perhaps holding CUDA's locks that the progress thread's copies need. */
     for (i = 0; i < count; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         while (mca_part_ucx_start == req->super.req_start && !req->proc_null &&
                MCA_PART_UCX_COLL != req->kind && MCA_PART_UCX_SETUP_PENDING == req->setup) {
             opal_progress();
+        }
+        while (mca_part_ucx_start == req->super.req_start && req->driven && 1 != capturing &&
+               req->enq_epoch >= ((const volatile uint64_t *)
+                                      req->stream_words.addr)[MCA_PART_UCX_STREAM_DONE] +
+                                     MCA_PART_UCX_STREAM_AHEAD) {
+            opal_progress();
+            mca_part_ucx_request_drive_begin();
         }
     }
     /* All or none, as MPI_Startall: every request checked first. */
