@@ -352,7 +352,8 @@ void mca_part_ucx_request_drive_off(mca_part_ucx_request_t *req)
         mca_part_ucx_link_remove(&req->drive_link);
         opal_atomic_add_fetch_32(&m->num_driven, -1);
     }
-    req->driven = req->running = false;
+    req->driven = false;
+    req->drive_state = MCA_PART_UCX_DRIVE_IDLE;
 }
 
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req)
@@ -498,8 +499,9 @@ static void mca_part_ucx_request_drive(mca_part_ucx_request_t *req)
 {
     volatile uint64_t *words = req->stream_words.addr;
 
-    if (req->driven && req->running && (req->proc_null || req->ops->progress(req))) {
-        req->running = false;
+    if (req->driven && MCA_PART_UCX_DRIVE_RUNNING == req->drive_state &&
+        (req->proc_null || req->ops->progress(req))) {
+        req->drive_state = MCA_PART_UCX_DRIVE_IDLE;
         opal_atomic_wmb(); /* the epoch's data and state before the word */
         words[MCA_PART_UCX_STREAM_DONE] = req->epoch;
     }
@@ -523,21 +525,26 @@ void mca_part_ucx_request_drive_begin(void)
     for (item = m->driven.next; item != &m->driven && n < 16; item = item->next) {
         req = container_of(item, mca_part_ucx_request_t, drive_link);
         words = req->stream_words.addr;
-        if (req->driven && !req->running && words[MCA_PART_UCX_STREAM_START] > req->epoch) {
-            req->running = true;
+        if (req->driven && MCA_PART_UCX_DRIVE_IDLE == req->drive_state &&
+            words[MCA_PART_UCX_STREAM_START] > req->epoch) {
+            req->drive_state = MCA_PART_UCX_DRIVE_BEGINNING;
             due[n++] = req;
         }
     }
     OPAL_THREAD_UNLOCK(&m->lock);
     opal_atomic_rmb(); /* what came before the stream's start */
     for (i = 0; i < n; ++i) {
-        if (OMPI_SUCCESS != mca_part_ucx_request_begin(due[i])) {
-            OPAL_THREAD_LOCK(&m->lock);
-            due[i]->running = false;
+        bool ok = (OMPI_SUCCESS == mca_part_ucx_request_begin(due[i]));
+
+        OPAL_THREAD_LOCK(&m->lock);
+        if (ok) {
+            due[i]->drive_state = MCA_PART_UCX_DRIVE_RUNNING;
+        } else {
+            due[i]->drive_state = MCA_PART_UCX_DRIVE_IDLE;
             ((volatile uint64_t *) due[i]->stream_words.addr)[MCA_PART_UCX_STREAM_DONE] =
                 due[i]->epoch;
-            OPAL_THREAD_UNLOCK(&m->lock);
         }
+        OPAL_THREAD_UNLOCK(&m->lock);
     }
 }
 

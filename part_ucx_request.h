@@ -137,9 +137,10 @@ struct mca_part_ucx_request_t {
     uint64_t starts, waits;         /* enqueued starts and waits: one wait a start */
     mca_part_ucx_block_t stream_words; /* MCA_PART_UCX_STREAM_* (mapped), made on first use */
     /* Epochs the host runs in stream order (mca_part_ucx_request_drive):
-     * one of them under way, and the last one a stream was given. */
+     * where the current one is (MCA_PART_UCX_DRIVE_*), and the last one a
+     * stream was given. */
     bool driven;
-    bool running;
+    volatile int drive_state;
     uint64_t enq_epoch;
     mca_part_ucx_link_t drive_link; /* the module's driven list */
     const volatile uint64_t *stream_wait; /* what the stream waits on (GPU memory) */
@@ -149,6 +150,12 @@ struct mca_part_ucx_request_t {
 };
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
+
+/* An epoch the host runs in stream order: none under way, being begun by
+ * the progress thread outside the module lock (progress must not look at
+ * the epoch before, which is complete, and take it for this one), under
+ * way. */
+enum { MCA_PART_UCX_DRIVE_IDLE, MCA_PART_UCX_DRIVE_BEGINNING, MCA_PART_UCX_DRIVE_RUNNING };
 
 /* A request's stream words (host memory mapped for the GPU): a graph's
  * epoch count; where the host runs the epochs, the last epoch a stream
