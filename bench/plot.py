@@ -2,6 +2,7 @@
 """Plot bench/run.sh's CSV the way the papers' figures do, and print a table.
 usage: plot.py results.csv OUTDIR"""
 import csv
+import os
 import sys
 from collections import defaultdict
 
@@ -210,3 +211,23 @@ if by["stream_goodput"] or by["stream_hrtt"]:
     from stream_table import report  # noqa: E402
 
     print(report(by["stream_goodput"] + by["stream_hrtt"]))
+
+# UCX's device API vs part/ucx's kernel copy (bench/run-ucx-device.sh):
+# goodput vs grid per variant, and ucx_device_table.py's ratios and registers
+if by["ucxdev_goodput"]:
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    series = defaultdict(list)
+    for r in by["ucxdev_goodput"]:
+        series[r["component"]].append((int(r["param1"]), float(r["value"])))
+    for comp, pts in sorted(series.items()):
+        pts.sort()
+        ax.plot(*zip(*pts), marker="o", linestyle=":" if comp.startswith("memcpy_limit") else
+                "--" if comp.startswith("kernel_copy") else "-", label=comp)
+    finish(fig, ax, "grid size (blocks of 1024 threads, 8 KiB a block)", "goodput [GB/s]", "vector add + transfer: UCX device API vs kernel copy", f"{out}/ucxdev-goodput.png", True, fontsize=7)
+# (the registers from the build's ptxas lines even where no variant ran)
+ucxdev_ptxas = os.path.join(os.path.dirname(sys.argv[1]) or ".", "logs", "ptxas.txt")
+if by["ucxdev_goodput"] or by["ucxdev_regs"] or os.path.exists(ucxdev_ptxas):
+    sys.path.insert(0, __file__.rsplit("/", 1)[0] if "/" in __file__ else ".")
+    from ucx_device_table import report as ucxdev_report  # noqa: E402
+
+    print(ucxdev_report(by["ucxdev_goodput"] + by["ucxdev_regs"], ucxdev_ptxas))

@@ -8,7 +8,7 @@ import sys
 
 out = sys.argv[1]
 rows = []
-for part in ("host", "gpu", "stream", "coll", "apps"):
+for part in ("host", "gpu", "stream", "ucxdev", "coll", "apps"):
     f = os.path.join(out, part, "results.csv")
     if os.path.exists(f):
         rows += [dict(r, part=part) for r in csv.DictReader(open(f))]
@@ -35,6 +35,14 @@ def stream_limit_min():
     q = [ratio(pick("stream_goodput", "kernel_copy_stream-nvlink", g),
                pick("stream_goodput", "ipc_limit-nvlink", g))
          for g in sorted({int(r["param1"]) for r in rows if r["bench"] == "stream_goodput"})]
+    q = [x for x in q if x is not None]
+    return min(q) if q else None
+
+
+def ucxdev_lowest(variant, over="kernel_copy-nvlink"):
+    """The lowest ratio over grids of a b_ucx_device variant to `over`."""
+    q = [ratio(pick("ucxdev_goodput", f"{variant}-nvlink", g), pick("ucxdev_goodput", over, g))
+         for g in sorted({int(r["param1"]) for r in rows if r["bench"] == "ucxdev_goodput"})]
     q = [x for x in q if x is not None]
     return min(q) if q else None
 
@@ -84,6 +92,16 @@ table = [
            pick("stream_goodput", "traditional-nvlink", 64)), "—", ">= 1.5x"),
     ("half round trip, one-block epoch, stream-ordered [us]", pick("stream_hrtt", "stream-nvlink"),
      "—", "<= 5"),
+    ("goodput ucp_device_put block / our kernel copy loop, lowest over grids",
+     ucxdev_lowest("ucx_put_block"), "—", ">= 1x to replace the loop"),
+    ("goodput ucp_device_put warp / our kernel copy loop, lowest over grids",
+     ucxdev_lowest("ucx_put_warp"), "—", ">= 1x to replace the loop"),
+    ("goodput our kernel copy loop / copy engine limit (b_ucx_device), lowest over grids",
+     ucxdev_lowest("kernel_copy", "memcpy_limit-nvlink"), "—", "—"),
+    ("registers a thread, ucp_device_put block kernel", pick("ucxdev_regs", "ucx_put_block"),
+     "—", "<= 32"),
+    ("registers a thread, our kernel copy kernel (b_ucx_device)",
+     pick("ucxdev_regs", "kernel_copy"), "—", "<= 32"),
     ("MPIX_Pready auto / block, 1024 threads",
      ratio(pick("pready", "auto", 1024), pick("pready", "block", 1024)), "—", "<= 1.1x"),
     ("MPIX_Pready thread / block, 1024 threads",
@@ -110,7 +128,7 @@ for name, v, paper, target in table:
     lines.append(f"| {name} | {fmt(v)} | {paper} | {target} |")
 
 lines += ["", "## Plots", ""]
-for part in ("host", "gpu", "stream", "coll", "apps"):
+for part in ("host", "gpu", "stream", "ucxdev", "coll", "apps"):
     d = os.path.join(out, part)
     if os.path.isdir(d):
         for png in sorted(f for f in os.listdir(d) if f.endswith(".png")):
