@@ -120,6 +120,23 @@ check_cuda_objects() {
         { echo "device plugin needs a shared CUDA runtime"; return 1; }
 }
 
+# The GPU benchmarks run only on a GPU node, from their run scripts: compile
+# them here (object files, with the flags those scripts use), so that a
+# change of an API they call shows in CI and not on the next GPU run.
+check_bench_compile() {
+    [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
+    [ "$have_nvcc" = yes ] || { echo "no nvcc"; return 1; }
+    local src failed=() log=$BUILD/bench-compile.log
+    : > "$log"
+    for src in "$PART_UCX_SRC"/bench/*.cu; do
+        "$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" \
+            -isystem "${PART_UCX_UCX_PREFIX:-$PREFIX}/include" -c -o "$BUILD/bench.o" "$src" \
+            >> "$log" 2>&1 || failed+=("$(basename "$src")")
+    done
+    rm -f "$BUILD/bench.o"
+    [ ${#failed[@]} -eq 0 ] || { echo "did not compile: ${failed[*]} (see $log)"; return 1; }
+}
+
 # A kernel calling MPIX_Pready must stay within 32 registers a thread: past
 # that an SM holds one block of 1024 threads instead of two, which doubled
 # the benchmarks' kernel times (bench/results/h200x1-mps/registers.txt).
@@ -273,6 +290,7 @@ if [ "$suite" = cpu ]; then
     run_check build:tests-compile check_compiled
     run_check build:patches-applied check_patches
     run_check build:cuda-objects check_cuda_objects
+    run_check build:bench-compile check_bench_compile
     run_check build:ompi_info-params check_ompi_info
     run_check build:ompi_info-levels check_ompi_info_levels
     run_check build:device-registers check_device_registers
