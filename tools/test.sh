@@ -6,6 +6,9 @@
 #   tools/test.sh              CPU suite (tests/cpu.list) and build checks
 #   tools/test.sh --gpu        GPU suite (tests/gpu.list); skipped without a GPU
 #   tools/test.sh -k PATTERN   only tests whose name matches PATTERN
+#   tools/test.sh -x PATTERN   not the tests whose name matches PATTERN (with
+#                              -k: of those; e.g. the GPU suite in two device
+#                              calls: --gpu -x gpu-stream, then --gpu -k gpu-stream)
 #   TEST_TIMEOUT=S             per-test limit in seconds (default 180)
 #   TEST_WRAPPER="valgrind ..."  prefix every MPI process (see docs/developing.md)
 #   TEST_LIST=FILE             run FILE's lines instead of tests/SUITE.list
@@ -15,11 +18,13 @@ set -uo pipefail
 
 suite=cpu
 filter=
+exclude=
 while [ $# -gt 0 ]; do
     case "$1" in
         --gpu) suite=gpu ;;
         -k) filter=$2; shift ;;
-        *) echo "usage: tools/test.sh [--gpu] [-k PATTERN]" >&2; exit 2 ;;
+        -x) exclude=$2; shift ;;
+        *) echo "usage: tools/test.sh [--gpu] [-k PATTERN] [-x PATTERN]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -41,7 +46,10 @@ report() { # name np status seconds [detail]
     if [ "$3" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 }
 
-selected() { [ -z "$filter" ] || [[ "$1" == *$filter* ]]; }
+selected() {
+    { [ -z "$filter" ] || [[ "$1" == *$filter* ]]; } &&
+        { [ -z "$exclude" ] || [[ "$1" != *$exclude* ]]; }
+}
 
 # --- build the test programs ------------------------------------------------
 build_log=$BUILD/build.log
