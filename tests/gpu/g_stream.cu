@@ -51,8 +51,10 @@
  *         stream communicator instead, 2 or more ranks: every rank's kernel
  *         writes its contribution and calls MPIX_Pready, every rank checks
  *         the sums (with -g, -a, -d, -l, -A, -c as above)
- *   -S    MPI_THREAD_SERIALIZED with -c progress: MPIX_Start_enqueue fails
- *         with MPI_ERR_UNSUPPORTED_OPERATION on both sides, nothing else
+ *   -S    MPI_THREAD_SERIALIZED. With -c progress: MPIX_Start_enqueue fails
+ *         with MPI_ERR_UNSUPPORTED_OPERATION on both sides, nothing else;
+ *         with -c kernel -C: the epochs run as without -S (no host thread
+ *         takes part, so none is needed)
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
  * the exit status is non-zero on any failed check. */
 #include <cuda_runtime.h>
@@ -392,7 +394,7 @@ int main(int argc, char **argv)
         epochs < 1 || s.level < 0 || (2 == s.nreq && s.parts % 2) || s.delay_us < 0 ||
         -2 == host_side || (graph && (mixed || errors)) || (errors && mixed) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
-        (serialized && (NULL == copy || strcmp(copy, "progress")))) {
+        (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy)))) {
         fprintf(stderr, "g_stream: bad arguments (see the comment at the top of g_stream.cu)\n");
         return 2;
     }
@@ -412,11 +414,11 @@ int main(int argc, char **argv)
     }
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
     char name[160];
-    snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s%s)",
+    snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s%s%s)",
              s.parts, s.n, level_name, aggregate ? " -A" : "", copy ? copy : "auto", epochs,
              s.delay_us ? " -d" : "", graph ? " -g" : "", s.poll ? " -a" : "",
              mixed ? (0 == host_side ? " -m send" : " -m recv") : "", errors ? " -x" : "",
-             2 == s.nreq ? " -2" : "", s.coll ? " -R" : "");
+             2 == s.nreq ? " -2" : "", s.coll ? " -R" : "", serialized ? " -S" : "");
 
     size_t bytes = (size_t) s.parts * s.n * sizeof(int32_t);
     CUDA(cudaStreamCreateWithFlags(&s.cs, cudaStreamNonBlocking));
@@ -480,8 +482,10 @@ int main(int argc, char **argv)
     }
     T_MPI(MPI_Info_free(&info));
 
-    if (serialized) {
-        T_CHECK(provided < MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE given for SERIALIZED");
+    bool refused = serialized && !expect_copy;
+    T_CHECK(!serialized || provided < MPI_THREAD_MULTIPLE,
+            "MPI_THREAD_MULTIPLE given for SERIALIZED");
+    if (refused) {
         create_preqs(&s);
         T_EXPECT(start_enqueue(&s), MPI_ERR_UNSUPPORTED_OPERATION);
         for (int k = 0; k < s.nreq; ++k) T_MPI(MPIX_Prequest_free(&s.d.h[k]));
