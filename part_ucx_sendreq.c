@@ -895,6 +895,10 @@ static bool mca_part_ucx_send_ipc(const mca_part_ucx_sendreq_t *sreq)
             return true;
         }
     }
+    MCA_PART_UCX_VERBOSE(2, "send to rank %d tag %d: no cuda_ipc lane to the receiver (%u "
+                         "transports): its kernels will not store into the receiver",
+                         sreq->super.super.peer, sreq->super.super.tag,
+                         attr.transports.num_entries);
     return false;
 }
 

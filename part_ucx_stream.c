@@ -211,6 +211,8 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, mca_part_ucx_st
     }
     mca_part_ucx_dev_stream_words(req, &w);
     if (mca_part_ucx_stream_direct(req, &w, plan)) {
+        MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs without a host",
+                             mca_part_ucx_stream_kind(req), req->peer, req->tag);
         return MPI_SUCCESS;
     }
     /* The host runs the epochs, on the progress thread. */
@@ -225,6 +227,8 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, mca_part_ucx_st
                                                "collective), whose progress thread needs "
                                                "MPI_THREAD_MULTIPLE");
     }
+    MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs run by the host",
+                         mca_part_ucx_stream_kind(req), req->peer, req->tag);
     plan->driven = true;
     plan->start[plan->n++] = words + MCA_PART_UCX_STREAM_START;
     if (NULL != w.epoch) {
