@@ -276,9 +276,14 @@ static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *
     return driver_check(batch_memop((CUstream) stream, n, ops, 0));
 }
 
-__global__ void part_wait_value(const volatile uint64_t *addr, uint64_t value)
+/* The stream goes on once *done >= the epoch: `value`, or where a graph
+ * counts the epochs, *epoch. */
+__global__ void part_wait(const volatile uint64_t *done, const volatile uint64_t *epoch,
+                          uint64_t value)
 {
-    while (*addr < value) {
+    uint64_t e = (NULL != epoch) ? *epoch : value;
+
+    while (*done < e) {
 #if __CUDA_ARCH__ >= 700
         __nanosleep(128);
 #endif
@@ -300,7 +305,7 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
         return 0;
     }
     wait_memop = false;
-    part_wait_value<<<1, 1, 0, (cudaStream_t) stream>>>(addr, value);
+    part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(addr, NULL, value);
     return check(cudaGetLastError());
 }
 
@@ -319,18 +324,6 @@ __global__ void part_start_counted(volatile uint64_t *epoch, unsigned n, part_wo
         *w.addr[i] = e;
     }
     __threadfence_system();
-}
-
-__global__ void part_wait_counted(const volatile uint64_t *done, const volatile uint64_t *epoch)
-{
-    uint64_t e = *epoch;
-
-    while (*done < e) {
-#if __CUDA_ARCH__ >= 700
-        __nanosleep(128);
-#endif
-    }
-    __threadfence_system(); /* the peer's data before what follows the wait */
 }
 
 static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsigned n,
@@ -352,7 +345,7 @@ static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsi
 static int dev_stream_wait_counted(void *stream, const volatile uint64_t *done,
                                    const volatile uint64_t *epoch)
 {
-    part_wait_counted<<<1, 1, 0, (cudaStream_t) stream>>>(done, epoch);
+    part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(done, epoch, 0);
     return check(cudaGetLastError());
 }
 

@@ -173,7 +173,6 @@ void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev
         w->done = words + MCA_PART_UCX_DEV_DONE;
         w->done_dev = (volatile uint64_t *) &d->dptr->done_dev;
     }
-    w->error = words + MCA_PART_UCX_DEV_ERROR;
 }
 
 static void mca_part_ucx_devreq_start(mca_part_ucx_request_t *req)

@@ -302,10 +302,9 @@ static int mca_part_ucx_request_free(ompi_request_t **request)
 
     /* A request complete but not waited for (its MPI_Start failed, say) has
      * nothing under way any more; a collective only once it failed (its
-     * channels may still be busy after it completed). */
-    /* Enqueued epochs end on the host only in MPI_Wait/MPI_Test: the host
-     * never sees where the stream is, so nothing else tells it that none
-     * is under way. */
+     * channels may still be busy after it completed). Enqueued epochs end
+     * on the host only in MPI_Wait/MPI_Test: the host never sees where the
+     * stream is, so nothing else tells it that none is under way. */
     if (OMPI_REQUEST_ACTIVE == req->super.req_state &&
         (REQUEST_COMPLETED != req->super.req_complete || mca_part_ucx_link_linked(&req->link) ||
          req->enqueued || (NULL != req->ops->idle && !req->ops->idle(req)))) {

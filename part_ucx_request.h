@@ -200,11 +200,11 @@ typedef struct mca_part_ucx_sendreq_t {
     uint64_t remote_stride;         /* the receiver's stride, 0: its partitions are packed */
     uint64_t remote_flags;
     uint64_t remote_flags_chunk;    /* am: the receiver's shared chunk of them */
+    uint64_t remote_flags_chunk_size;
     uint64_t remote_words;          /* exposed receive: its stream words, and their key */
     ucp_rkey_h words_rkey;
     const volatile uint64_t *peer_rtr; /* kernel copy: the receiver's ready-to-receive word
                                         * (its shared flags, mapped here), NULL: none */
-    uint64_t remote_flags_chunk_size;
     mca_part_ucx_block_t rtr_block; /* receiver writes the epoch it is ready for */
     volatile uint64_t *part_state;  /* MCA_PART_UCX_QUEUED / MCA_PART_UCX_ISSUED */
     opal_atomic_int64_t queued;     /* partitions waiting for the receiver */
