@@ -443,7 +443,7 @@ static ucs_status_t mem_lists(struct ucx *u, void *c, size_t len, uint64_t rbuf)
             fprintf(stderr, "b_ucx_device: ucp_device_local_mem_list_create: %s\n",
                     ucs_status_string(status));
         } else {
-            double deadline = MPI_Wtime() + 30;
+            double deadline = MPI_Wtime() + 5;
             do {
                 ucp_worker_progress(u->worker);
                 status = ucp_device_remote_mem_list_create(&p, &u->remote);
@@ -472,6 +472,12 @@ static void ucx_open(struct ucx *u, bool device, void *buf, size_t len, uint64_t
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
     params.features = UCP_FEATURE_RMA | (device ? UCP_FEATURE_AMO64 | UCP_FEATURE_DEVICE : 0);
     UCS(ucp_config_read(NULL, NULL, &config));
+    /* The device memory lists need the endpoint connected both ways
+     * (UCP_EP_FLAG_REMOTE_CONNECTED), which an endpoint made from a worker
+     * address with only connect-to-interface lanes (cuda_ipc, shared
+     * memory) never is without a wireup exchange: resolving the remote
+     * endpoint's ID at creation makes one. */
+    UCS(ucp_config_modify(config, "RESOLVE_REMOTE_EP_ID", "y"));
     UCS(ucp_init(&params, config, &u->ctx));
     ucp_config_release(config);
     ucp_worker_params_t wparams = {};
