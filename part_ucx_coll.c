@@ -826,6 +826,21 @@ static bool mca_part_ucx_coll_idle(const mca_part_ucx_request_t *req)
     return MCA_PART_UCX_SETUP_FAILED == req->setup;
 }
 
+static bool mca_part_ucx_coll_setup_pending(const mca_part_ucx_request_t *req)
+{
+    const mca_part_ucx_coll_t *c = mca_part_ucx_collreq((mca_part_ucx_request_t *) req)->coll;
+    const mca_part_ucx_request_t *ch;
+    int i;
+
+    for (i = 0; i < c->nchans; ++i) {
+        ch = (const mca_part_ucx_request_t *) c->chans[i].req;
+        if (NULL != ch->ops->setup_pending && ch->ops->setup_pending(ch)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops = {
     .start = mca_part_ucx_coll_start,
     .progress = mca_part_ucx_coll_progress,
@@ -835,6 +850,7 @@ const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops = {
     .prepare = mca_part_ucx_coll_prepare,
     .idle = mca_part_ucx_coll_idle,
     .dev_attach = mca_part_ucx_coll_dev_attach,
+    .setup_pending = mca_part_ucx_coll_setup_pending,
 };
 
 /* The channels go on a duplicate of the collective's communicator, one for

@@ -231,6 +231,13 @@ static int mca_part_ucx_component_register(void)
         "the others a copy in GPU memory",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->device_rtr_cache);
+    mca_part_ucx_var("stream_wait_kernel",
+        "MPIX_Wait_enqueue of epochs without a host: a one-thread kernel waits for the "
+        "epoch instead of a stream memory operation (which stalls the other streams "
+        "sharing its hardware queue while it waits; epochs the host runs always wait "
+        "in a kernel)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->stream_wait_kernel);
     mca_part_ucx_var("epoch_ahead_bytes",
         "Epochs of up to this many bytes over active messages: senders may run one epoch "
         "ahead and the ready-to-receive rides on partition messages (0: off)",

@@ -257,12 +257,15 @@ static int dev_stream_capturing(void *stream)
     return (cudaStreamCaptureStatusNone != status) ? 1 : 0;
 }
 
+static void preload_kernels(void);
+
 static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *addrs,
                             const uint64_t *values)
 {
     CUstreamBatchMemOpParams ops[4];
     unsigned i;
 
+    preload_kernels();
     if (n > 4 || 0 != driver_calls()) {
         return -1;
     }
@@ -295,16 +298,19 @@ __global__ void part_wait(const volatile uint64_t *done, const volatile uint64_t
  * 64-bit stream memory operations), a one-thread kernel waits instead. */
 static bool wait_memop = true;
 
-static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t value)
+static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t value,
+                           int kernel)
 {
     /* No CU_STREAM_WAIT_VALUE_FLUSH (not every platform has it): writers
      * release their data with a system-scope fence before the word. */
-    if (wait_memop && 0 == driver_calls() &&
+    if (!kernel && wait_memop && 0 == driver_calls() &&
         CUDA_SUCCESS == wait_value((CUstream) stream, (CUdeviceptr) (uintptr_t) addr, value,
                                    CU_STREAM_WAIT_VALUE_GEQ)) {
         return 0;
     }
-    wait_memop = false;
+    if (!kernel) {
+        wait_memop = false; /* the driver refused it */
+    }
     part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(addr, NULL, value);
     return check(cudaGetLastError());
 }
@@ -326,12 +332,32 @@ __global__ void part_start_counted(volatile uint64_t *epoch, unsigned n, part_wo
     __threadfence_system();
 }
 
+/* With CUDA's lazy loading, a kernel's first launch may wait for the
+ * context to go idle, holding a lock that other CUDA calls of the process
+ * need: behind a stream that waits for this process's progress thread (an
+ * epoch the host runs, whose UCX transfers call CUDA), it would never
+ * return. The plugin's own kernels are therefore loaded at the first
+ * start, before any wait exists; the application's are its own to load
+ * (docs: MPIX_Start_enqueue). */
+static void preload_kernels(void)
+{
+    static bool loaded = false;
+    cudaFuncAttributes a;
+
+    if (!loaded) {
+        loaded = (cudaSuccess == cudaFuncGetAttributes(&a, part_wait) &&
+                  cudaSuccess == cudaFuncGetAttributes(&a, part_start_counted));
+        (void) cudaGetLastError(); /* tried again at the next start */
+    }
+}
+
 static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsigned n,
                                     volatile uint64_t *const *addrs)
 {
     part_words w = {};
     unsigned i;
 
+    preload_kernels();
     if (n > 4) {
         return -1;
     }

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 5
+#define MCA_PART_UCX_DEVICE_ABI 6
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* Element types the reduction kernels know. */
@@ -81,8 +81,13 @@ typedef struct mca_part_ucx_device_ops_t {
     /* *addrs[i] = values[i] once the stream gets there (n <= 4) */
     int (*stream_write)(void *stream, unsigned n, volatile uint64_t *const *addrs,
                         const uint64_t *values);
-    /* the stream goes on once *addr >= value */
-    int (*stream_wait)(void *stream, const volatile uint64_t *addr, uint64_t value);
+    /* the stream goes on once *addr >= value: a stream memory operation,
+     * or with `kernel` (or where the driver has no 64-bit waits) a
+     * one-thread kernel. A memory operation waiting stalls the hardware
+     * queue the stream shares with others (CUDA_DEVICE_MAX_CONNECTIONS):
+     * where this process's own GPU work must run for the wait to end, only
+     * a kernel is safe. */
+    int (*stream_wait)(void *stream, const volatile uint64_t *addr, uint64_t value, int kernel);
     /* For graphs, whose replays repeat the values captured: the stream
      * counts the epochs itself. start: e = ++*epoch, then *addrs[i] = e;
      * wait: the stream goes on once *done >= *epoch. */

@@ -949,6 +949,7 @@ static const mca_part_ucx_request_ops_t mca_part_ucx_recv_ops = {
     .release = mca_part_ucx_recv_release,
     .parrived = mca_part_ucx_recv_parrived,
     .prepare = mca_part_ucx_recv_prepare,
+    .setup_pending = mca_part_ucx_p2p_setup_pending,
 };
 
 int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype_t *datatype,

@@ -475,6 +475,11 @@ int mca_part_ucx_request_dev_info(mca_part_ucx_request_t *req, ompi_info_t *info
     return rc;
 }
 
+bool mca_part_ucx_p2p_setup_pending(const mca_part_ucx_request_t *req)
+{
+    return !req->proc_null && MCA_PART_UCX_SETUP_PENDING == req->setup;
+}
+
 int mca_part_ucx_pbuf_prepare(ompi_request_t *request)
 {
     mca_part_ucx_request_t *req = (mca_part_ucx_request_t *) request;

@@ -62,6 +62,12 @@ typedef struct mca_part_ucx_request_ops_t {
     /* A device request bound to it (done_words: where kernels see partitions
      * done) or unbound (NULL), NULL: nothing to tell. */
     void (*dev_attach)(mca_part_ucx_request_t *req, volatile uint64_t *done_words);
+    /* Whether the request (or, for a collective, one of its channels) still
+     * waits for its peer's setup, NULL: never. Stream-ordered epochs begin
+     * only after: finishing a setup may call CUDA synchronously (a
+     * receive's GPU words), which must not wait behind a stream that waits
+     * for this process. */
+    bool (*setup_pending)(const mca_part_ucx_request_t *req);
 } mca_part_ucx_request_ops_t;
 
 /* A device request's hooks into the request it is bound to
@@ -307,6 +313,8 @@ void mca_part_ucx_p2p_release(mca_part_ucx_p2p_t *p2p);
 int mca_part_ucx_start(size_t count, ompi_request_t **requests);
 /* MPIX_Pbuf_prepare of one request. */
 int mca_part_ucx_pbuf_prepare(ompi_request_t *request);
+/* A point-to-point request's setup_pending. */
+bool mca_part_ucx_p2p_setup_pending(const mca_part_ucx_request_t *req);
 /* The workers, control messages and every active request once; the
  * module's progress function. */
 int mca_part_ucx_request_progress(void);

@@ -868,6 +868,7 @@ static const mca_part_ucx_request_ops_t mca_part_ucx_send_ops = {
     .release = mca_part_ucx_send_release,
     .pready = mca_part_ucx_send_pready,
     .prepare = mca_part_ucx_send_prepare,
+    .setup_pending = mca_part_ucx_p2p_setup_pending,
 };
 
 /* Whether UCX reaches the receiver's GPU memory over cuda_ipc (NVLink, or

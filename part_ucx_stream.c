@@ -382,16 +382,18 @@ int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *st
         return MPI_ERR_NO_MEM;
     }
     epochs = (uint64_t *) (plans + count);
-    /* The first start of a receive may come before the sender's setup
-     * record: its words exist once matched (outside the module lock, which
-     * progress takes). Epochs the host runs are kept at most
-     * MCA_PART_UCX_STREAM_AHEAD ahead of it: further ahead, the stream's
-     * queue of CUDA work fills and the next CUDA call of this thread blocks,
-     * perhaps holding CUDA's locks that the progress thread's copies need. */
+    /* The first start of a receive, or of a collective's channels, may
+     * come before the peer's setup record: its words exist once matched
+     * (outside the module lock, which progress takes), and the match may
+     * call CUDA synchronously, which must happen before the stream holds
+     * anything that waits for this process. Epochs the host runs are kept
+     * at most MCA_PART_UCX_STREAM_AHEAD ahead of it: further ahead, the
+     * stream's queue of CUDA work fills and the next CUDA call of this
+     * thread blocks. */
     for (i = 0; i < count; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
-        while (mca_part_ucx_start == req->super.req_start && !req->proc_null &&
-               MCA_PART_UCX_COLL != req->kind && MCA_PART_UCX_SETUP_PENDING == req->setup) {
+        while (mca_part_ucx_start == req->super.req_start && NULL != req->ops->setup_pending &&
+               req->ops->setup_pending(req)) {
             opal_progress();
         }
         while (mca_part_ucx_start == req->super.req_start && req->driven && 1 != capturing &&
@@ -442,7 +444,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     if (NULL == gpu) {
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
-    targets = calloc(count, sizeof(*targets));
+    targets = calloc(2 * count, sizeof(*targets)); /* and whether a kernel waits */
     if (NULL == targets) {
         return MPI_ERR_NO_MEM;
     }
@@ -457,6 +459,10 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         targets[i] = *req->stream_epoch; /* the epoch of the last start */
+        /* The host's epoch may need GPU work of this process (UCX's
+         * copies, reductions) that a stalled hardware queue would hold
+         * back: those wait in a kernel. */
+        targets[count + i] = req->driven || m->params.stream_wait_kernel;
         req->waits = req->starts;
     }
     OPAL_THREAD_UNLOCK(&m->lock);
@@ -469,7 +475,8 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
         } else if (req->stream_epoch == counter) {
             err = gpu->stream_wait_counted(stream, req->stream_wait, counter);
         } else {
-            err = gpu->stream_wait(stream, req->stream_wait, targets[i]);
+            err = gpu->stream_wait(stream, req->stream_wait, targets[i],
+                                   (int) targets[count + i]);
         }
         if (0 != err) {
             rc = mca_part_ucx_stream_failed(req, gpu, "wait");

@@ -467,6 +467,15 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    /* Every kernel loaded before the first enqueued epoch
+     * (MPIX_Start_enqueue(3): lazy loading behind a pending wait). */
+    cudaFuncAttributes fa;
+    CUDA(cudaFuncGetAttributes(&fa, init_ab));
+    CUDA(cudaFuncGetAttributes(&fa, vadd));
+    CUDA(cudaFuncGetAttributes(&fa, count_wrong));
+    CUDA(cudaFuncGetAttributes(&fa, ping));
+    CUDA(cudaFuncGetAttributes(&fa, pong));
+    CUDA(cudaFuncGetAttributes(&fa, check_pong));
     cudaStream_t s;
     MPIX_Stream ms = MPIX_STREAM_NULL;
     MPI_Comm scomm = MPI_COMM_NULL;

@@ -434,6 +434,16 @@ int main(int argc, char **argv)
     CUDA(cudaMemset(s.c, 0, C_COUNT * sizeof(*s.c)));
     CUDA(cudaMemset(&s.c[C_FIRST_BAD], 0xff, sizeof(*s.c)));
     CUDA(cudaDeviceSynchronize()); /* before the non-blocking stream uses them */
+    /* Every kernel loaded before the first epoch, as MPIX_Start_enqueue(3)
+     * asks: with lazy loading a first launch behind a pending wait may wait
+     * for the context to go idle, holding CUDA's lock that the progress
+     * thread's transfers need. */
+    cudaFuncAttributes fa;
+    CUDA(cudaFuncGetAttributes(&fa, bump));
+    CUDA(cudaFuncGetAttributes(&fa, spin));
+    CUDA(cudaFuncGetAttributes(&fa, produce));
+    CUDA(cudaFuncGetAttributes(&fa, contribute));
+    CUDA(cudaFuncGetAttributes(&fa, check));
 
     /* The MPIX_Stream of the CUDA stream (MPICH's encoding of "value"),
      * and the communicator that carries it. */
