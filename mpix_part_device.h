@@ -107,6 +107,11 @@ enum {
  * receiver's ready-to-receive of the epoch not visible yet): the host
  * progress engine sends it as it would for MPI_Pready. */
 #define MPIX_PREQUEST_MARK_HOST ((uint64_t) 1 << 63)
+/* stream_started of a send whose kernels count its epochs themselves (info
+ * "mpix_stream_kernels"): every epoch is stream-started, and epoch e's
+ * kernels run after epoch e - 1 completed on this stream, so the epoch is
+ * done_dev + 1 and the stream carries no start or wait of its own. */
+#define MPIX_PREQUEST_STREAM_KERNELS (~0ull)
 
 /* Lives in GPU memory; written by MPIX_Prequest_create, then by kernels
  * only in rtr_seen/rtr_poller and epoch_seen/epoch_poller (and by the
@@ -178,7 +183,8 @@ struct mpix_prequest_s {
     const volatile uint64_t *rtr_dev;
     /* The latest epoch a stream started (MPIX_Start_enqueue). No host sees
      * the receiver's ready-to-receive in such an epoch, so a kernel waits
-     * for it instead of leaving its group to the host. */
+     * for it instead of leaving its group to the host.
+     * MPIX_PREQUEST_STREAM_KERNELS: the kernels count the epochs. */
     unsigned long long stream_started;
 };
 
@@ -326,7 +332,8 @@ __device__ static inline bool mpix_part_after(unsigned long long e, unsigned don
 /* The host's current epoch where it is later than `done` (the last epoch
  * the caller's transport group completed); otherwise `done`: the group
  * completed this epoch already. The GPU copy serves until an epoch
- * starts; then one thread reads the host word (about 1 us). */
+ * starts; then one thread reads the host word (about 1 us), or, where the
+ * kernels count the epochs, the one after the last done. */
 __device__ static __noinline__ uint64_t mpix_part_host_epoch(struct mpix_prequest_s *preq,
                                                              unsigned done)
 {
@@ -335,7 +342,10 @@ __device__ static __noinline__ uint64_t mpix_part_host_epoch(struct mpix_preques
 
     while (!mpix_part_after(e = *seen, done)) {
         if (0 == atomicCAS(&preq->epoch_poller, 0, 1)) {
-            e = *preq->epoch;
+            e = (MPIX_PREQUEST_STREAM_KERNELS ==
+                 *(volatile unsigned long long *) &preq->stream_started)
+                    ? *(volatile unsigned long long *) &preq->done_dev + 1
+                    : *preq->epoch;
             atomicMax(&preq->epoch_seen, e);
             atomicExch(&preq->epoch_poller, 0);
             return e;

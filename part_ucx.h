@@ -216,6 +216,7 @@ void mca_part_ucx_show_help(opal_atomic_int32_t *shown, const char *topic, ...);
 int mca_part_ucx_info_enum(struct ompi_info_t *info, const char *key, mca_part_ucx_enum_id_t id,
                            int *value);
 int mca_part_ucx_info_int(struct ompi_info_t *info, const char *key, int min, int *value);
+int mca_part_ucx_info_bool(struct ompi_info_t *info, const char *key, bool *value);
 
 /* part_ucx.c */
 int mca_part_ucx_module_init(const mca_base_component_t *version, bool enable_mpi_threads);

@@ -42,6 +42,9 @@
 #include "part_ucx_device_plugin.h"
 #include "part_ucx_mpix.h"
 
+_Static_assert(MCA_PART_UCX_DEV_STREAM_KERNELS == MPIX_PREQUEST_STREAM_KERNELS,
+              "the host and the kernels agree on the word of kernel-counted epochs");
+
 struct mca_part_ucx_dev_t {
     struct mpix_prequest_s host;    /* what the device copy holds */
     struct mpix_prequest_s *dptr;   /* the device copy */

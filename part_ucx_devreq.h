@@ -36,6 +36,10 @@ typedef struct mca_part_ucx_dev_words_t {
 
 void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev_words_t *w);
 
+/* *started_dev of a send whose kernels count its epochs
+ * (MPIX_PREQUEST_STREAM_KERNELS of mpix_part_device.h). */
+#define MCA_PART_UCX_DEV_STREAM_KERNELS UINT64_MAX
+
 /* At finalize: what device requests and the device plugin keep. */
 void mca_part_ucx_dev_fini(void);
 

@@ -36,6 +36,21 @@ int mca_part_ucx_info_enum(ompi_info_t *info, const char *key, mca_part_ucx_enum
     return MPI_SUCCESS;
 }
 
+int mca_part_ucx_info_bool(ompi_info_t *info, const char *key, bool *value)
+{
+    bool v = *value;
+    int flag = 0;
+
+    if (NULL == info || MPI_INFO_NULL == info) {
+        return MPI_SUCCESS;
+    }
+    if (OPAL_SUCCESS != opal_info_get_bool(&info->super, key, &v, &flag)) {
+        return MPI_ERR_INFO_VALUE;
+    }
+    *value = flag ? v : *value;
+    return MPI_SUCCESS;
+}
+
 int mca_part_ucx_info_int(ompi_info_t *info, const char *key, int min, int *value)
 {
     opal_cstring_t *str = NULL;

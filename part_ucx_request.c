@@ -429,6 +429,19 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
         req->super.req_status.MPI_ERROR = OMPI_SUCCESS;
         req->super.req_status._cancelled = 0;
         req->super.req_complete = REQUEST_PENDING;
+        if (req->stream_only) {
+            /* A send declared stream-only (info "mpix_stream_kernels")
+             * never starts on the host: it completes at once with
+             * MPI_ERR_REQUEST, which MPI_Wait reports (MPI_Startall drops
+             * its callee's return code), and is otherwise unchanged. */
+            int error = req->error;
+
+            req->error = MPI_ERR_REQUEST;
+            mca_part_ucx_request_complete(req);
+            req->error = error;
+            first_error = (OMPI_SUCCESS == first_error) ? MPI_ERR_REQUEST : first_error;
+            continue;
+        }
         if (req->enqueued) {
             /* after stream-ordered epochs (complete: the request is not
              * active): a graph's replays counted epochs the host never saw */

@@ -140,6 +140,11 @@ struct mca_part_ucx_request_t {
      * epoch, or where a graph replays the starts, the stream's own count)
      * and the stream is past the request's last work (stream_event). */
     bool enqueued;
+    /* Info "mpix_stream_kernels" of a send: its epochs are only enqueued and
+     * only kernels on its stream make them ready, between start and wait;
+     * with kernel copy the kernels count the epochs (kernels_count, from
+     * the first enqueued start) and the stream carries no start or wait. */
+    bool stream_only, kernels_count;
     uint64_t starts, waits;         /* enqueued starts and waits: one wait a start */
     mca_part_ucx_block_t stream_words; /* MCA_PART_UCX_STREAM_* (mapped), made on first use */
     /* Epochs the host runs in stream order (mca_part_ucx_request_drive):

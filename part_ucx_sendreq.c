@@ -839,6 +839,9 @@ static int mca_part_ucx_send_dev_info(mca_part_ucx_sendreq_t *sreq, ompi_info_t 
     if (MPI_SUCCESS == rc) {
         rc = mca_part_ucx_info_int(info, "mpix_device_group_bytes", 0, &sreq->device_group_bytes);
     }
+    if (MPI_SUCCESS == rc) {
+        rc = mca_part_ucx_info_bool(info, "mpix_stream_kernels", &sreq->super.super.stream_only);
+    }
     return rc;
 }
 

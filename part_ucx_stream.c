@@ -122,9 +122,13 @@ void mca_part_ucx_stream_fini(void)
 /* What a request's starts write and its waits wait for. */
 typedef struct mca_part_ucx_stream_plan_t {
     bool driven;                     /* the host runs the epochs (progress thread) */
+    /* A send whose kernels count its epochs (info "mpix_stream_kernels"):
+     * 1 from this start on (which tells its kernels so), 2 already. */
+    int kernels;
     unsigned n;
     volatile uint64_t *start[4];     /* words a start sets to the epoch */
-    const volatile uint64_t *wait;   /* the stream's: complete once >= the epoch */
+    uint64_t value[4];               /* kernels == 1: what it sets them to instead */
+    const volatile uint64_t *wait;   /* the stream's: complete once >= the epoch (NULL: none) */
     const volatile uint64_t *done;   /* the same, in host memory for MPI_Wait */
 } mca_part_ucx_stream_plan_t;
 
@@ -157,13 +161,28 @@ static volatile uint64_t *mca_part_ucx_stream_words(mca_part_ucx_request_t *req)
     return req->stream_words.addr;
 }
 
-/* Where the sender's kernels complete the epochs themselves. */
+/* Where the sender's kernels complete the epochs themselves. A send whose
+ * kernels also count them (info "mpix_stream_kernels") is told so once,
+ * outside a capture (a graph would replay it); from then on its starts
+ * and waits put nothing on the stream, whose kernels follow one another
+ * with nothing between them. */
 static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
-                                       const mca_part_ucx_dev_words_t *w,
+                                       const mca_part_ucx_dev_words_t *w, int capturing,
                                        mca_part_ucx_stream_plan_t *plan)
 {
     mca_part_ucx_recv_words_t r;
 
+    if (MCA_PART_UCX_SEND == req->kind && NULL != w->done_dev && req->stream_only &&
+        (req->kernels_count || 1 != capturing)) {
+        plan->kernels = req->kernels_count ? 2 : 1;
+        if (1 == plan->kernels) {
+            plan->start[plan->n++] = w->epoch_dev; /* values: mca_part_ucx_stream_start_one */
+            plan->start[plan->n++] = w->done_dev;
+            plan->start[plan->n++] = w->started_dev;
+        }
+        plan->done = w->done;
+        return true;
+    }
     if (MCA_PART_UCX_SEND == req->kind && NULL != w->done_dev) {
         plan->start[plan->n++] = w->epoch_dev;
         plan->start[plan->n++] = w->started_dev;
@@ -186,7 +205,8 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
 }
 
 /* The words of a request's stream-ordered epochs (its setup done). */
-static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, mca_part_ucx_stream_plan_t *plan)
+static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
+                                    mca_part_ucx_stream_plan_t *plan)
 {
     mca_part_ucx_dev_words_t w;
     volatile uint64_t *words;
@@ -210,7 +230,7 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, mca_part_ucx_st
         return MPI_ERR_REQUEST;
     }
     mca_part_ucx_dev_stream_words(req, &w);
-    if (mca_part_ucx_stream_direct(req, &w, plan)) {
+    if (mca_part_ucx_stream_direct(req, &w, capturing, plan)) {
         MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs without a host",
                              mca_part_ucx_stream_kind(req), req->peer, req->tag);
         return MPI_SUCCESS;
@@ -264,7 +284,7 @@ static int mca_part_ucx_stream_event(mca_part_ucx_request_t *req,
 /* The host's side of a start, under the module lock: the epoch it gives the
  * stream's words, the request active until the stream says it is done. */
 static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool counted,
-                                              const mca_part_ucx_stream_plan_t *plan)
+                                              mca_part_ucx_stream_plan_t *plan)
 {
     volatile uint64_t *words = req->stream_words.addr;
     volatile uint64_t *count = words + MCA_PART_UCX_STREAM_COUNT;
@@ -275,6 +295,14 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
      * the request), those the host was given to run. */
     base = (*count > req->epoch) ? *count : req->epoch;
     base = (req->driven && req->enq_epoch > base) ? req->enq_epoch : base;
+    /* kernels that count the epochs: a graph's replays, in the done word */
+    base = (0 != plan->kernels && *plan->done > base) ? *plan->done : base;
+    if (1 == plan->kernels) {
+        /* from here the kernels take epoch done_dev + 1 */
+        plan->value[0] = plan->value[1] = base;
+        plan->value[2] = MCA_PART_UCX_DEV_STREAM_KERNELS;
+        req->kernels_count = true;
+    }
     if (plan->driven && !req->driven) {
         /* the host's epochs catch up with the stream's from here */
         words[MCA_PART_UCX_STREAM_START] = words[MCA_PART_UCX_STREAM_DONE] = base;
@@ -295,8 +323,11 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
         *count = req->enq_epoch = e;
         req->stream_epoch = (const volatile uint64_t *) &req->enq_epoch;
     } else {
+        /* e, not one more than the host's count: a graph's replays may
+         * have counted epochs the host never saw (the stream was
+         * synchronised since) */
         req->stream_epoch = (const volatile uint64_t *) &req->epoch;
-        opal_atomic_add_fetch_64((opal_atomic_int64_t *) &req->epoch, 1);
+        (void) opal_atomic_swap_64((opal_atomic_int64_t *) &req->epoch, (int64_t) e);
         *count = req->epoch;
     }
     ++req->starts;
@@ -320,6 +351,7 @@ static int mca_part_ucx_stream_failed(mca_part_ucx_request_t *req,
                        gpu->last_error());
     req->error = MPI_ERR_INTERN;
     req->driven = false;
+    req->kernels_count = false; /* told again at the next start */
     req->stream_done = req->stream_epoch;
     return MPI_ERR_INTERN;
 }
@@ -342,14 +374,15 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
         rc = (0 == plan->n) ? 0 : gpu->stream_start_counted(stream, count, plan->n, plan->start);
     } else if (0 != plan->n) {
         for (i = 0; i < plan->n; ++i) {
-            values[i] = e;
+            values[i] = (1 == plan->kernels) ? plan->value[i] : e;
         }
         rc = gpu->stream_write(stream, plan->n, plan->start, values);
     }
     if (0 != rc) {
         return mca_part_ucx_stream_failed(req, gpu, "start");
     }
-    return counted ? MPI_SUCCESS : mca_part_ucx_stream_event(req, gpu, stream);
+    /* nothing on the stream: nothing the event would have to follow */
+    return (counted || 0 == plan->n) ? MPI_SUCCESS : mca_part_ucx_stream_event(req, gpu, stream);
 }
 
 static const mca_part_ucx_device_ops_t *mca_part_ucx_stream_gpu(void *stream, int *capturing)
@@ -411,7 +444,7 @@ int mca_part_ucx_start_enqueue(size_t count, ompi_request_t **requests, void *st
         rc = (mca_part_ucx_start != req->super.req_start) ? MPI_ERR_REQUEST
                                                           : mca_part_ucx_stream_check_start(req);
         if (MPI_SUCCESS == rc) {
-            rc = mca_part_ucx_stream_plan(req, &plans[i]);
+            rc = mca_part_ucx_stream_plan(req, capturing, &plans[i]);
         }
     }
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
@@ -470,8 +503,8 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         counter = (const volatile uint64_t *) req->stream_words.addr + MCA_PART_UCX_STREAM_COUNT;
-        if (req->proc_null) {
-            err = 0; /* nothing to wait for */
+        if (req->proc_null || NULL == req->stream_wait) {
+            err = 0; /* nothing to wait for, or the kernels' stream order does it */
         } else if (req->stream_epoch == counter) {
             err = gpu->stream_wait_counted(stream, req->stream_wait, counter);
         } else {

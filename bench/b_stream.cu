@@ -12,6 +12,9 @@
  *     kernel_copy_stream  MPIX_Start_enqueue, kernel with MPIX_Pready,
  *                         MPIX_Wait_enqueue, epochs back to back, one
  *                         cudaStreamSynchronize at the end
+ *     kernel_copy_kernels the same with info "mpix_stream_kernels" "true" on
+ *                         the send: its kernels count the epochs, no stream
+ *                         work of the sender's own each epoch
  *     progress_stream     the same with info "mpix_device_copy" "progress"
  *                         (MPI_THREAD_MULTIPLE)
  *     ipc_limit           the same kernel, then cudaMemcpyAsync into the
@@ -26,6 +29,8 @@
  *     host                partitioned, MPI_Startall, MPIX_Pbuf_prepare,
  *                         kernels with MPIX_Pready, MPI_Wait, kernel copy
  *     sendrecv            kernel, cudaStreamSynchronize, MPI_Send/MPI_Recv
+ *     kernels             stream, with info "mpix_stream_kernels" "true" on
+ *                         both sends
  * The receiver checks the last epoch's data; a variant whose data is wrong
  * prints no row and exits with 1.
  * Environment: BENCH_LABEL (nvlink) names the path in the component
@@ -48,12 +53,13 @@
 static int rank, failed;
 static const char *label = "nvlink";
 
-enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT, V_COUNT };
-static const char *goodput_names[V_COUNT] = {"traditional", "kernel_copy_host",
+enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT,
+       V_KCOPY_KERNELS, V_COUNT };
+static const char *goodput_names[V_COUNT] = {"traditional",     "kernel_copy_host",
                                              "kernel_copy_stream", "progress_stream",
-                                             "ipc_limit"};
-enum { H_STREAM, H_HOST, H_SENDRECV, H_COUNT };
-static const char *hrtt_names[H_COUNT] = {"stream", "host", "sendrecv"};
+                                             "ipc_limit",       "kernel_copy_kernels"};
+enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_COUNT };
+static const char *hrtt_names[H_COUNT] = {"stream", "host", "sendrecv", "kernels"};
 
 #define CHECK_MPI(call)                                                                  \
     do {                                                                                 \
@@ -227,7 +233,7 @@ static MPI_Comm stream_comm(cudaStream_t s, MPIX_Stream *ms)
     return comm;
 }
 
-static MPI_Info part_info(const char *copy, int threads)
+static MPI_Info part_info(const char *copy, int threads, bool kernels)
 {
     MPI_Info info;
     char thr[32];
@@ -236,6 +242,7 @@ static MPI_Info part_info(const char *copy, int threads)
     CHECK_MPI(MPI_Info_set(info, "mpix_pready_threads", thr));
     CHECK_MPI(MPI_Info_set(info, "mpix_device_copy", copy));
     CHECK_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
+    if (kernels) CHECK_MPI(MPI_Info_set(info, "mpix_stream_kernels", "true"));
     return info;
 }
 
@@ -248,13 +255,14 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     const char *env = getenv("BENCH_PARTS_MAX");
     int maxp = (NULL != env && atoi(env) > 0) ? atoi(env) : grid;
     int parts = grid < maxp ? grid : maxp, bpp = grid / parts, iters = iters_for(n * 8);
-    bool stream = V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v;
+    bool stream = V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v;
     MPI_Request req = MPI_REQUEST_NULL;
     MPIX_Prequest preq = NULL;
     double t0 = 0;
 
     if (V_KCOPY_HOST == v || stream) {
-        MPI_Info info = part_info(V_PROGRESS_STREAM == v ? "progress" : "kernel", bpp * 1024);
+        MPI_Info info = part_info(V_PROGRESS_STREAM == v ? "progress" : "kernel", bpp * 1024,
+                                  V_KCOPY_KERNELS == v);
         MPI_Comm comm = stream ? scomm : MPI_COMM_WORLD;
         int count = (int) (n / parts);
         if (0 == rank) {
@@ -293,6 +301,7 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
             CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
             break;
         case V_KCOPY_STREAM:
+        case V_KCOPY_KERNELS:
         case V_PROGRESS_STREAM:
             /* the device request before the first stream-ordered start */
             if (0 == rank && NULL == preq) CHECK_MPI(MPIX_Prequest_create(req, &preq));
@@ -356,8 +365,8 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     CUDA(cudaMemset(dw, 0, sizeof(*dw)));
     CUDA(cudaDeviceSynchronize());
     if (H_SENDRECV != v) {
-        MPI_Comm comm = H_STREAM == v ? scomm : MPI_COMM_WORLD;
-        MPI_Info info = part_info("kernel", N);
+        MPI_Comm comm = (H_STREAM == v || H_KERNELS == v) ? scomm : MPI_COMM_WORLD;
+        MPI_Info info = part_info("kernel", N, H_KERNELS == v);
         /* tag 21: rank 0 to rank 1, tag 22: back */
         CHECK_MPI(MPI_Psend_init(sbuf, 1, N, MPI_DOUBLE, peer, 21 + rank, comm, info, &req[0]));
         CHECK_MPI(MPI_Precv_init(rbuf, 1, N, MPI_DOUBLE, peer, 22 - rank, comm, info, &req[1]));
@@ -370,7 +379,7 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
             CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             t0 = MPI_Wtime();
         }
-        if (H_STREAM == v) {
+        if (H_STREAM == v || H_KERNELS == v) {
             if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
             CHECK_MPI(MPIX_Startall_enqueue(2, req));
             if (0 == rank) {
@@ -480,7 +489,8 @@ int main(int argc, char **argv)
     MPIX_Stream ms = MPIX_STREAM_NULL;
     MPI_Comm scomm = MPI_COMM_NULL;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v)) || (hrtt && H_STREAM == v)) {
+    if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v)) ||
+        (hrtt && (H_STREAM == v || H_KERNELS == v))) {
         scomm = stream_comm(s, &ms);
     }
     if (good) {

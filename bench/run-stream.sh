@@ -5,10 +5,14 @@
 #   BENCH_QUICK=1                  fewer grid sizes
 #   BENCH_TIMEOUT=S                limit of each variant's run (default 120)
 #   BENCH_VARIANTS="..."           goodput variants to run (default all)
+#   BENCH_HRTT_VARIANTS="..."      half-round-trip variants (default all)
 # Goodput of vector add + transfer vs grid: traditional, kernel copy
-# host-synchronised, kernel copy and progress engine stream-ordered, and the
+# host-synchronised, kernel copy stream-ordered (and with info
+# "mpix_stream_kernels": kernels count the epochs), progress engine
+# stream-ordered, and the
 # node's limit (cudaMemcpyAsync into the peer's IPC-mapped buffer); then the
-# half round trip of a one-block epoch: stream-ordered vs host-synchronised
+# half round trip of a one-block epoch: stream-ordered (also with
+# "mpix_stream_kernels") vs host-synchronised
 # partitioned vs MPI_Send/MPI_Recv. Each variant runs as its own mpirun: one
 # that fails or runs past the limit is recorded in OUTDIR/errors.txt (the
 # rows it printed before stay) and the others go on. Writes
@@ -61,10 +65,10 @@ run() { # name b_stream-args...
         failures=$((failures + 1))
     fi
 }
-for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream progress_stream ipc_limit}; do
+for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels progress_stream ipc_limit}; do
     run "goodput-$v" goodput "$v" "$grids"
 done
-for v in stream host sendrecv; do
+for v in ${BENCH_HRTT_VARIANTS:-stream kernels host sendrecv}; do
     run "hrtt-$v" hrtt "$v"
 done
 bench_machine "$out"

@@ -221,6 +221,45 @@ static void init_pair(MPI_Comm comm, int32_t *sbuf, int32_t *rbuf, MPI_Request r
                          MPI_INFO_NULL, &req[1]));
 }
 
+/* Info "mpix_stream_kernels" (part/ucx): a send declared stream-only
+ * never starts on the host (MPI_ERR_REQUEST, and the request stays
+ * usable), and a value that is not a boolean is MPI_ERR_INFO_VALUE at
+ * init. */
+static void check_stream_kernels(MPI_Comm comm)
+{
+    int32_t buf[PARTS * COUNT] = {0};
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Info info;
+    int flag = 0;
+
+    T_MPI(MPI_Info_create(&info));
+    T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "maybe"));
+    T_EXPECT(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r),
+             MPI_ERR_INFO_VALUE);
+    T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "true"));
+    /* MPI_Start reports it, and the request completes with it (Open MPI's
+     * MPI_Wait then frees a request whose completion is an error);
+     * MPI_Startall, which drops its callee's return code in Open MPI,
+     * through the completion only */
+    T_MPI(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r));
+    T_EXPECT(MPI_Start(&r), MPI_ERR_REQUEST);
+    T_EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    T_CHECK(MPI_REQUEST_NULL == r, "the failed request is still there");
+    T_MPI(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r));
+    (void) MPI_Startall(1, &r);
+    T_EXPECT(MPI_Test(&r, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    T_CHECK(flag && MPI_REQUEST_NULL == r, "a refused MPI_Startall did not complete with it");
+    /* not started at all: MPI_Request_free as for any inactive request */
+    T_MPI(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r));
+    T_MPI(MPI_Request_free(&r));
+    T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "false"));
+    T_MPI(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r));
+    T_MPI(MPI_Start(&r));
+    T_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    T_MPI(MPI_Request_free(&r));
+    T_MPI(MPI_Info_free(&info));
+}
+
 int main(int argc, char **argv)
 {
     int other = 0, unsupported = MPI_ERR_UNSUPPORTED_OPERATION;
@@ -272,6 +311,9 @@ int main(int argc, char **argv)
     for (int c = 0; c < 6; ++c) {
         init_pair(comms[c], sbuf[c], rbuf[c], rq[c]);
         host_epochs(comms[c], 0, EPOCHS, rq[c], sbuf[c], rbuf[c]);
+    }
+    if (!other) {
+        check_stream_kernels(scomm);
     }
     int buf = 0;
     T_MPI(MPI_Send_init(&buf, 1, MPI_INT, 0, 9, scomm, &preq));

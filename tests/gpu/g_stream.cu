@@ -51,6 +51,11 @@
  *         stream communicator instead, 2 or more ranks: every rank's kernel
  *         writes its contribution and calls MPIX_Pready, every rank checks
  *         the sums (with -g, -a, -d, -l, -A, -c as above)
+ *   -K    info "mpix_stream_kernels" "true" on the send: only kernels on
+ *         the stream make its epochs ready, which with kernel copy count
+ *         the epochs themselves (no stream work of the sender's own each
+ *         epoch; MPI_Start's refusal: tests/cpu/t_stream.c) (not with -x,
+ *         -m send, -R, -2)
  *   -S    MPI_THREAD_SERIALIZED. With -c progress: MPIX_Start_enqueue fails
  *         with MPI_ERR_UNSUPPORTED_OPERATION on both sides, nothing else;
  *         with -c kernel -C: the epochs run as without -S (no host thread
@@ -354,6 +359,7 @@ static void probe_requests(side *s)
 int main(int argc, char **argv)
 {
     int epochs = 1000, aggregate = 0, expect_copy = 0, graph = 0, errors = 0, serialized = 0;
+    int kernels = 0;
     int opt, size, provided;
     const char *copy = NULL, *mixed = NULL, *level_name = "auto";
     side s;
@@ -362,7 +368,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gam:x2RS")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gam:x2RSK")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -380,6 +386,7 @@ int main(int argc, char **argv)
         case '2': s.nreq = 2; break;
         case 'R': s.coll = 1; break;
         case 'S': serialized = 1; break;
+        case 'K': kernels = 1; break;
         default: return 2;
         }
     }
@@ -394,6 +401,7 @@ int main(int argc, char **argv)
         epochs < 1 || s.level < 0 || (2 == s.nreq && s.parts % 2) || s.delay_us < 0 ||
         -2 == host_side || (graph && (mixed || errors)) || (errors && mixed) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
+        (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy)))) {
         fprintf(stderr, "g_stream: bad arguments (see the comment at the top of g_stream.cu)\n");
         return 2;
@@ -414,11 +422,12 @@ int main(int argc, char **argv)
     }
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
     char name[160];
-    snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s%s%s)",
+    snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s%s%s%s)",
              s.parts, s.n, level_name, aggregate ? " -A" : "", copy ? copy : "auto", epochs,
              s.delay_us ? " -d" : "", graph ? " -g" : "", s.poll ? " -a" : "",
              mixed ? (0 == host_side ? " -m send" : " -m recv") : "", errors ? " -x" : "",
-             2 == s.nreq ? " -2" : "", s.coll ? " -R" : "", serialized ? " -S" : "");
+             2 == s.nreq ? " -2" : "", s.coll ? " -R" : "", serialized ? " -S" : "",
+             kernels ? " -K" : "");
 
     size_t bytes = (size_t) s.parts * s.n * sizeof(int32_t);
     CUDA(cudaStreamCreateWithFlags(&s.cs, cudaStreamNonBlocking));
@@ -477,6 +486,7 @@ int main(int argc, char **argv)
     T_MPI(MPI_Info_set(info, "mpix_pready_threads", thr));
     if (copy) T_MPI(MPI_Info_set(info, "mpix_device_copy", copy));
     if (aggregate) T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
+    if (kernels) T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "true"));
     s.d.half = s.parts / s.nreq;
     if (s.coll) {
         T_MPI(MPIX_Pallreduce_init(s.buf, s.rbuf, s.parts, s.n, MPI_INT32_T, MPI_SUM, comm, info,
