@@ -611,6 +611,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     t[4] = opal_timer_base_get_usec();
     req->dev = d;
     req->dev_ops = &mca_part_ucx_devreq_ops;
+    req->kernels_count = false; /* a new device copy: the next start tells it */
     if (OMPI_SUCCESS != rc) {
         mca_part_ucx_devreq_release(req);
         return MPI_ERR_NO_MEM;
