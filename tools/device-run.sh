@@ -8,6 +8,11 @@
 #   DEVICE_MPS=1     run everything under CUDA MPS (a control daemon started
 #                    for the run and stopped after): ranks that share a GPU
 #                    then run side by side instead of time-sliced
+#   DEVICE_SANITIZE="OPTIONS"  then tools/sanitize-gpu.sh with these
+#                    tools/test.sh options (e.g. "-k san-stream"), into
+#                    OUTDIR/sanitize.txt
+# The logs of failed tests come back as OUTDIR/failed-logs.tar.xz (a lent
+# machine returns only a few files).
 # Unpacks the bundle made by tools/bundle.sh, records what the node is and
 # what Open MPI and UCX see there, runs the GPU suite, and writes
 # OUTDIR/node.txt and OUTDIR/gpu-tests.txt.
@@ -52,6 +57,14 @@ export TEST_TIMEOUT=${TEST_TIMEOUT:-60}
 if [ "${DEVICE_TESTS:-1}" != 0 ]; then
     cd "$here" && tools/test.sh --gpu "$@" 2>&1 | tee "$out/gpu-tests.txt"
     rc=${PIPESTATUS[0]}
+    failed=$(tr -d '\000' < "$out/gpu-tests.txt" | grep -o 'log: [^ ]*\.log' | cut -c6-)
+    # shellcheck disable=SC2086
+    [ -z "$failed" ] || tar -cJf "$out/failed-logs.tar.xz" --transform 's|.*/||' $failed 2>/dev/null
+fi
+if [ -n "${DEVICE_SANITIZE:-}" ]; then
+    # shellcheck disable=SC2086
+    TEST_REUSE_BUILD=1 "$here/tools/sanitize-gpu.sh" "$out/sanitize.txt" $DEVICE_SANITIZE \
+        > /dev/null 2>&1 || rc=1
 fi
 if [ -n "${DEVICE_BENCH:-}" ]; then
     bash "$here/bench/run-all" "$out/bench-all" > "$out/bench-all.log" 2>&1
