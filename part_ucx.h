@@ -105,7 +105,7 @@ typedef struct mca_part_ucx_params_t {
     bool device_arrivals;           /* kernel copy: kernels set the receiver's flags */
     bool device_rtr_cache;          /* kernel copy: receiver-ready word cached on the GPU */
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
-    bool stream_wait_kernel;        /* MPIX_Wait_enqueue: a kernel waits, not a memory operation */
+    bool stream_kernel_ops;         /* enqueued starts and waits: kernels, not memory operations */
     int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */
 } mca_part_ucx_params_t;
 

@@ -231,13 +231,13 @@ static int mca_part_ucx_component_register(void)
         "the others a copy in GPU memory",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->device_rtr_cache);
-    mca_part_ucx_var("stream_wait_kernel",
-        "MPIX_Wait_enqueue of epochs without a host: a one-thread kernel waits for the "
-        "epoch instead of a stream memory operation (which stalls the other streams "
-        "sharing its hardware queue while it waits; epochs the host runs always wait "
-        "in a kernel)",
+    mca_part_ucx_var("stream_kernel_ops",
+        "MPIX_Start_enqueue and MPIX_Wait_enqueue of epochs without a host: one-thread "
+        "kernels write and wait for the epoch instead of stream memory operations (which "
+        "stall the other streams sharing their hardware queue while they wait; epochs "
+        "the host runs always use kernels)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->stream_wait_kernel);
+        &c->stream_kernel_ops);
     mca_part_ucx_var("epoch_ahead_bytes",
         "Epochs of up to this many bytes over active messages: senders may run one epoch "
         "ahead and the ready-to-receive rides on partition messages (0: off)",

@@ -52,7 +52,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .gpu_eager_bytes = 8192,
         .device_arrivals = true,
         .device_rtr_cache = true,
-        .stream_wait_kernel = false,
+        .stream_kernel_ops = false,
         .gpu_host_copy = true,
         .epoch_ahead_bytes = 32768,
     },

@@ -78,15 +78,18 @@ typedef struct mca_part_ucx_device_ops_t {
      * stream; words are host memory mapped for the GPU or GPU memory.
      * 1 where the stream is being captured into a graph, else 0. */
     int (*stream_capturing)(void *stream);
-    /* *addrs[i] = values[i] once the stream gets there (n <= 4) */
+    /* *addrs[i] = values[i] once the stream gets there (n <= 4): a stream
+     * memory operation, or with `kernel` a one-thread kernel. A memory
+     * operation after a kernel waits for that kernel to end, holding up
+     * the hardware queue the stream shares with others (see stream_wait). */
     int (*stream_write)(void *stream, unsigned n, volatile uint64_t *const *addrs,
-                        const uint64_t *values);
+                        const uint64_t *values, int kernel);
     /* the stream goes on once *addr >= value: a stream memory operation,
      * or with `kernel` (or where the driver has no 64-bit waits) a
      * one-thread kernel. A memory operation waiting stalls the hardware
      * queue the stream shares with others (CUDA_DEVICE_MAX_CONNECTIONS):
      * where this process's own GPU work must run for the wait to end, only
-     * a kernel is safe. */
+     * kernels are safe, for the wait and for the writes after it. */
     int (*stream_wait)(void *stream, const volatile uint64_t *addr, uint64_t value, int kernel);
     /* For graphs, whose replays repeat the values captured: the stream
      * counts the epochs itself. start: e = ++*epoch, then *addrs[i] = e;

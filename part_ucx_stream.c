@@ -376,7 +376,11 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
         for (i = 0; i < plan->n; ++i) {
             values[i] = (1 == plan->kernels) ? plan->value[i] : e;
         }
-        rc = gpu->stream_write(stream, plan->n, plan->start, values);
+        /* The host's epoch may need GPU work of this process (UCX's
+         * copies, reductions) that a memory operation would hold back
+         * (mca_part_ucx_device_ops_t): kernels start those. */
+        rc = gpu->stream_write(stream, plan->n, plan->start, values,
+                               plan->driven || mca_part_ucx_module.params.stream_kernel_ops);
     }
     if (0 != rc) {
         return mca_part_ucx_stream_failed(req, gpu, "start");
@@ -492,10 +496,8 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         targets[i] = *req->stream_epoch; /* the epoch of the last start */
-        /* The host's epoch may need GPU work of this process (UCX's
-         * copies, reductions) that a stalled hardware queue would hold
-         * back: those wait in a kernel. */
-        targets[count + i] = req->driven || m->params.stream_wait_kernel;
+        /* as the start (mca_part_ucx_stream_issue_start) */
+        targets[count + i] = req->driven || m->params.stream_kernel_ops;
         req->waits = req->starts;
     }
     OPAL_THREAD_UNLOCK(&m->lock);
