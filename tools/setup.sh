@@ -314,6 +314,14 @@ write_env() {
         grep -q '^patching file' "$LOG/patch-$(basename "$p").log" 2>/dev/null &&
             echo "$(sha256sum < "$p" | cut -d' ' -f1)  $(basename "$p")" >> "$sums"
     done
+    # One install serves CPU and GPU nodes: on a node without a CUDA driver
+    # Open MPI's CUDA components cannot load (no libcuda.so.1), which is
+    # expected there and would otherwise print three warnings at every
+    # MPI_Init. Load failures of every other component are still shown.
+    local conf=$PART_UCX_PREFIX/etc/openmpi-mca-params.conf
+    grep -q '^mca_base_component_show_load_errors' "$conf" 2>/dev/null ||
+        echo "mca_base_component_show_load_errors = ^accelerator/cuda,rcache/gpusm,rcache/rgpusm" \
+            >> "$conf"
     cat > "$PART_UCX_PREFIX/part-ucx-env.sh" <<EOF
 # Source this file: the part/ucx install's mpicc, mpirun and ompi_info first.
 export PATH="$PART_UCX_PREFIX/bin:\$PATH"
