@@ -11,6 +11,10 @@
 #   DEVICE_SANITIZE="OPTIONS"  then tools/sanitize-gpu.sh with these
 #                    tools/test.sh options (e.g. "-k san-stream"), into
 #                    OUTDIR/sanitize.txt
+#   DEVICE_HANGDUMP=S  a test still running after S seconds prints every
+#                    thread's backtrace into its log (tools/hangdump.c; default
+#                    half of TEST_TIMEOUT, 0: off): cuda-gdb cannot attach
+#                    under MPS
 # The logs of failed tests come back as OUTDIR/failed-logs.tar.xz (a lent
 # machine returns only a few files).
 # Unpacks the bundle made by tools/bundle.sh, records what the node is and
@@ -55,8 +59,14 @@ rc=0
 # A lent machine allows 10 minutes a call: a hanging test must not take 3.
 export TEST_TIMEOUT=${TEST_TIMEOUT:-60}
 if [ "${DEVICE_TESTS:-1}" != 0 ]; then
+    hang=${DEVICE_HANGDUMP:-$((TEST_TIMEOUT / 2))}
+    if [ "$hang" -gt 0 ] && cc -shared -fPIC -O2 -o "$dest/libhangdump.so" \
+            "$here/tools/hangdump.c" -lpthread; then
+        export TEST_WRAPPER="env LD_PRELOAD=$dest/libhangdump.so HANGDUMP_AFTER=$hang"
+    fi
     cd "$here" && tools/test.sh --gpu "$@" 2>&1 | tee "$out/gpu-tests.txt"
     rc=${PIPESTATUS[0]}
+    unset TEST_WRAPPER
     failed=$(tr -d '\000' < "$out/gpu-tests.txt" | grep -o 'log: [^ ]*\.log' | cut -c6-)
     # shellcheck disable=SC2086
     [ -z "$failed" ] || tar -cJf "$out/failed-logs.tar.xz" --transform 's|.*/||' $failed 2>/dev/null
