@@ -247,6 +247,8 @@ static int driver_check(CUresult r)
     return 0;
 }
 
+static void preload_kernels(void);
+
 static int dev_stream_capturing(void *stream)
 {
     cudaStreamCaptureStatus status;
@@ -254,10 +256,12 @@ static int dev_stream_capturing(void *stream)
     if (0 != check(cudaStreamIsCapturing((cudaStream_t) stream, &status))) {
         return -1;
     }
-    return (cudaStreamCaptureStatusNone != status) ? 1 : 0;
+    if (cudaStreamCaptureStatusNone != status) {
+        return 1;
+    }
+    preload_kernels(); /* not while capturing: a capture may forbid loading modules */
+    return 0;
 }
-
-static void preload_kernels(void);
 
 struct part_words {
     volatile uint64_t *addr[4];
@@ -284,7 +288,6 @@ static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *
     CUstreamBatchMemOpParams ops[4];
     unsigned i;
 
-    preload_kernels();
     if (n > 4) {
         return -1;
     }
@@ -366,8 +369,8 @@ __global__ void part_start_counted(volatile uint64_t *epoch, unsigned n, part_wo
  * need: behind a stream that waits for this process's progress thread (an
  * epoch the host runs, whose UCX transfers call CUDA), it would never
  * return. The plugin's own kernels are therefore loaded at the first
- * start, before any wait exists; the application's are its own to load
- * (docs: MPIX_Start_enqueue). */
+ * enqueue outside a capture, before any wait of ours exists; the
+ * application's are its own to load (docs: MPIX_Start_enqueue). */
 static void preload_kernels(void)
 {
     static bool loaded = false;
@@ -387,7 +390,6 @@ static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsi
     part_words w = {};
     unsigned i;
 
-    preload_kernels();
     if (n > 4) {
         return -1;
     }
