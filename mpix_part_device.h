@@ -354,20 +354,17 @@ __device__ static __noinline__ uint64_t mpix_part_host_epoch(struct mpix_preques
     return e;
 }
 
-/* Kernel copy: the group (lane `rank` of `size`) stores the partition's
- * transport group into the receiver's GPU, 16 bytes at a time where both
- * sides are aligned.
+/* Kernel copy's store loop: lane `rank` of `size` copies n bytes from s
+ * to d, 16 bytes at a time where both sides are aligned (bench/
+ * b_ucx_device.cu measures this loop against UCX's device API).
  * One load in flight per thread: an unrolled loop (four loads in flight)
  * took a kernel calling MPIX_Pready from 25 to 48 registers a thread, and
  * past 32, an SM holds one block of 1024 threads instead of two, which
  * every kernel pays, not only the groups that copy. */
-__device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq, int partition,
-                                              unsigned rank, unsigned size)
+__device__ static inline void mpix_part_store_bytes(const char *s, char *d, uint64_t n,
+                                                    unsigned rank, unsigned size)
 {
-    unsigned first, count = mpix_part_group(preq, partition, &first);
-    uint64_t off = (uint64_t) first * preq->part_bytes, n = count * preq->part_bytes, i;
-    const char *s = preq->src + off;
-    char *d = preq->dst + off;
+    uint64_t i;
 
     if (0 == (((uintptr_t) s | (uintptr_t) d | n) & 15)) {
         const uint4 *s16 = (const uint4 *) s;
@@ -383,6 +380,18 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
             d[i] = s[i];
         }
     }
+}
+
+/* Kernel copy: the group (lane `rank` of `size`) stores the partition's
+ * transport group into the receiver's GPU. */
+__device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq, int partition,
+                                              unsigned rank, unsigned size)
+{
+    unsigned first, count = mpix_part_group(preq, partition, &first);
+    uint64_t off = (uint64_t) first * preq->part_bytes;
+
+    mpix_part_store_bytes(preq->src + off, preq->dst + off, count * preq->part_bytes, rank,
+                          size);
     /* No fence here: the group synchronises, then its leader's mark
      * releases every store of the group (one system fence per partition:
      * they cost a microsecond each and are not free to overlap). */

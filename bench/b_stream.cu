@@ -40,12 +40,12 @@
  * Output: CSV rows bench,component,param1,param2,value,unit on rank 0:
  *   stream_goodput,VARIANT-LABEL,GRID,BYTES,GB/s,GB/s
  *   stream_hrtt,VARIANT-LABEL,8192,ITERATIONS,US,us */
-#include <cuda.h> /* types of cuStreamWriteValue64/cuStreamWaitValue64 */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpi-ext.h>
 #include <mpix_part_device.h>
 #include "../examples/common.h" /* CUDA() checks */
+#include "stream_ops.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,32 +131,6 @@ static int iters_for(size_t bytes)
     return (int) (it < 20 ? 20 : it > 2000 ? 2000 : it);
 }
 
-/* Stream memory operations, through the runtime's driver entry points. */
-typedef CUresult (*write_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
-typedef CUresult (*wait_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
-static write_value_fn write_value;
-static wait_value_fn wait_value;
-
-static void *driver_fn(const char *name)
-{
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult found;
-    CUDA(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found));
-    if (NULL == fn || cudaDriverEntryPointSuccess != found) {
-        fprintf(stderr, "b_stream: no driver entry point %s\n", name);
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    return fn;
-}
-
-#define CU(call)                                                                         \
-    do {                                                                                 \
-        if (CUDA_SUCCESS != (call)) {                                                    \
-            fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call);            \
-            MPI_Abort(MPI_COMM_WORLD, 3);                                                \
-        }                                                                                \
-    } while (0)
-
 /* The node's limit: what stream-ordered kernel copy must do at least, with
  * the copy engine instead of the kernel's stores. Each rank has a flag
  * word in GPU memory that the other maps by CUDA IPC:
@@ -191,8 +165,7 @@ static void ipc_open(struct ipc *m, double *c)
         CUDA(cudaIpcOpenMemHandle((void **) &m->peer_c, theirs[1],
                                   cudaIpcMemLazyEnablePeerAccess));
     }
-    write_value = (write_value_fn) driver_fn("cuStreamWriteValue64");
-    wait_value = (wait_value_fn) driver_fn("cuStreamWaitValue64");
+    stream_ops_load();
 }
 
 static void ipc_close(struct ipc *m)

@@ -36,7 +36,7 @@
  *     kernel_copy_get_ptr  part/ucx's loop (below) into the pointer
  *                      ucp_device_get_ptr gives for the remote list's
  *                      element: the device API's mapping with our stores
- *     kernel_copy      part/ucx's loop (mpix_part_store): 16-byte stores
+ *     kernel_copy      part/ucx's loop (mpix_part_store_bytes): 16-byte stores
  *                      into the pointer ucp_rkey_ptr gave for the same
  *                      rkey, a block barrier, a system-scope release fence
  *                      and a store of e into the block's arrival word; the
@@ -57,13 +57,14 @@
  * Output: CSV rows bench,component,param1,param2,value,unit on rank 0:
  *   ucxdev_goodput,VARIANT-LABEL,GRID,BYTES,GB/s,GB/s
  *   ucxdev_regs,VARIANT,KERNEL,LOCAL_BYTES,REGISTERS,registers */
-#include <cuda.h> /* types of cuStreamWriteValue64/cuStreamWaitValue64 */
 #include <cuda_runtime.h>
 #include <mpi.h>
+#include <mpix_part_device.h> /* mpix_part_store_bytes: kernel copy's store loop */
 #include <ucp/api/ucp.h>
 #include <ucp/api/device/ucp_host.h>
 #include <ucp/api/device/ucp_device_impl.h>
 #include "../examples/common.h" /* CUDA() checks, one GPU per local rank */
+#include "stream_ops.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,14 +99,6 @@ enum { BLOCK_THREADS = 1024, BLOCK_BYTES = BLOCK_THREADS * sizeof(double) };
             fprintf(stderr, "b_ucx_device: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,  \
                     ucs_status_string(s_));                                              \
             MPI_Abort(MPI_COMM_WORLD, 4);                                                \
-        }                                                                                \
-    } while (0)
-
-#define CU(call)                                                                         \
-    do {                                                                                 \
-        if (CUDA_SUCCESS != (call)) {                                                    \
-            fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call);            \
-            MPI_Abort(MPI_COMM_WORLD, 3);                                                \
         }                                                                                \
     } while (0)
 
@@ -152,30 +145,6 @@ __device__ static inline void wait_rtr(const struct epoch_args &x)
 __device__ static inline void fence_sys(void)
 {
     asm volatile("fence.acq_rel.sys;" ::: "memory");
-}
-
-/* The store loop of mpix_part_store() (mpix_part_device.h): lane `rank`
- * of `size`, 16 bytes a store where both sides are aligned, one load in
- * flight per thread (registers). */
-__device__ static inline void part_store(const char *s, char *d, uint64_t n, unsigned rank,
-                                         unsigned size)
-{
-    uint64_t i;
-
-    if (0 == (((uintptr_t) s | (uintptr_t) d | n) & 15)) {
-        const uint4 *s16 = (const uint4 *) s;
-        uint4 *d16 = (uint4 *) d;
-        uint64_t n16 = n / 16;
-#pragma unroll 1
-        for (i = rank; i < n16; i += size) {
-            d16[i] = s16[i];
-        }
-    } else {
-#pragma unroll 1
-        for (i = rank; i < n; i += size) {
-            d[i] = s[i];
-        }
-    }
 }
 
 /* A UCX device call's completion: UCS_INPROGRESS is progressed until done
@@ -252,7 +221,8 @@ __device__ static inline void kcopy_epoch(const struct epoch_args &x, char *base
 
     vadd(x);
     wait_rtr(x);
-    part_store((const char *) x.c + off, base + off, BLOCK_BYTES, threadIdx.x, blockDim.x);
+    mpix_part_store_bytes((const char *) x.c + off, base + off, BLOCK_BYTES, threadIdx.x,
+                          blockDim.x);
     __syncthreads();
     if (0 == threadIdx.x) {
         fence_sys();
@@ -328,24 +298,6 @@ __global__ void count_wrong(const double *c, const uint64_t *arrived, uint64_t e
 __global__ void get_ptr(ucp_device_remote_mem_list_h remote, void **ptr, ucs_status_t *status)
 {
     *status = ucp_device_get_ptr(remote, 0, ptr);
-}
-
-/* Stream memory operations, through the runtime's driver entry points. */
-typedef CUresult (*write_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
-typedef CUresult (*wait_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
-static write_value_fn write_value;
-static wait_value_fn wait_value;
-
-static void *driver_fn(const char *name)
-{
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult found;
-    CUDA(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found));
-    if (NULL == fn || cudaDriverEntryPointSuccess != found) {
-        fprintf(stderr, "b_ucx_device: no driver entry point %s\n", name);
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    return fn;
 }
 
 /* Swap a byte string with the peer. */
@@ -610,8 +562,7 @@ int main(int argc, char **argv)
         if (grids[ng] > maxg) maxg = grids[ng];
         ++ng;
     }
-    write_value = (write_value_fn) driver_fn("cuStreamWriteValue64");
-    wait_value = (wait_value_fn) driver_fn("cuStreamWaitValue64");
+    stream_ops_load();
     if (0 == rank) {
         cudaFuncAttributes fa;
         CUDA(cudaFuncGetAttributes(&fa, kernels[v]));

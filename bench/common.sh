@@ -13,6 +13,31 @@ bench_machine() {
     } > "$1/machine.txt"
 }
 
+# bench_variant NAME ROWS ERRORS COMMAND...: one variant of a benchmark
+# that runs each variant as its own mpirun (bench/run-stream.sh,
+# bench/run-ucx-device.sh), limited to $limit seconds. Its rows (lines
+# starting with ROWS) go to $csv, its output and stderr to
+# $out/logs/NAME.out and .log; a run that fails or runs past the limit is
+# recorded in $out/errors.txt with the first lines of its log that match
+# the extended regex ERRORS, and counted in $failures (the rows it printed
+# before stay).
+bench_variant() {
+    local name=$1 rows=$2 errors=$3 rc msg why
+    shift 3
+    echo "bench: $name" >&2
+    timeout -k 10 "$limit" "$@" 2> "$out/logs/$name.log" | tr -d '\000' |
+        tee "$out/logs/$name.out" | grep -a "^$rows" | tee -a "$csv"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -ne 0 ]; then
+        why="exit $rc"
+        [ "$rc" -eq 124 ] && why="ran past ${limit}s"
+        msg=$(grep -m 2 -E "$errors" "$out/logs/$name.log" || tail -n 2 "$out/logs/$name.log")
+        echo "bench: $name failed ($why): $(tr '\n' ' ' <<<"$msg")" |
+            tee -a "$out/errors.txt" >&2
+        failures=$((failures + 1))
+    fi
+}
+
 # bench_python: a python3 with matplotlib, or nothing. A GPU node may lack
 # it; the distribution's python3-matplotlib may sit behind another python3.
 bench_python() {

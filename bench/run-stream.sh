@@ -50,20 +50,10 @@ fi
 limit=${BENCH_TIMEOUT:-120}
 failures=0
 run() { # name b_stream-args...
-    local name=$1 rc msg; shift
-    echo "bench: $name" >&2
-    timeout -k 10 "$limit" mpirun -np 2 --bind-to none --mca part ucx "$build/b_stream" "$@" \
-        2> "$out/logs/$name.log" | tr -d '\000' | tee "$out/logs/$name.out" | grep -a '^stream_' |
-        tee -a "$csv"
-    rc=${PIPESTATUS[0]}
-    if [ "$rc" -ne 0 ]; then
-        local why="exit $rc"
-        [ "$rc" -eq 124 ] && why="ran past ${limit}s"
-        msg=$(grep -m 2 -E 'b_stream|\.(cu|h):[0-9]+' "$out/logs/$name.log" || tail -n 2 "$out/logs/$name.log")
-        echo "bench: $name failed ($why): $(tr '\n' ' ' <<<"$msg")" |
-            tee -a "$out/errors.txt" >&2
-        failures=$((failures + 1))
-    fi
+    local name=$1
+    shift
+    bench_variant "$name" stream_ 'b_stream|\.(cu|h):[0-9]+' \
+        mpirun -np 2 --bind-to none --mca part ucx "$build/b_stream" "$@"
 }
 for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels progress_stream ipc_limit}; do
     run "goodput-$v" goodput "$v" "$grids"

@@ -59,21 +59,10 @@ fi
 limit=${BENCH_TIMEOUT:-120}
 failures=0
 run() { # name b_ucx_device-args...
-    local name=$1 rc msg; shift
-    echo "bench: $name" >&2
-    timeout -k 10 "$limit" mpirun -np 2 --bind-to none "$build/b_ucx_device" "$@" \
-        2> "$out/logs/$name.log" | tr -d '\000' | tee "$out/logs/$name.out" | grep -a '^ucxdev_' |
-        tee -a "$csv"
-    rc=${PIPESTATUS[0]}
-    if [ "$rc" -ne 0 ]; then
-        local why="exit $rc"
-        [ "$rc" -eq 124 ] && why="ran past ${limit}s"
-        msg=$(grep -m 2 -E 'b_ucx_device|\.(cu|h):[0-9]+|UCX +ERROR' "$out/logs/$name.log" ||
-              tail -n 2 "$out/logs/$name.log")
-        echo "bench: $name failed ($why): $(tr '\n' ' ' <<<"$msg")" |
-            tee -a "$out/errors.txt" >&2
-        failures=$((failures + 1))
-    fi
+    local name=$1
+    shift
+    bench_variant "$name" ucxdev_ 'b_ucx_device|\.(cu|h):[0-9]+|UCX +ERROR' \
+        mpirun -np 2 --bind-to none "$build/b_ucx_device" "$@"
 }
 for v in ${BENCH_VARIANTS:-ucx_put_thread ucx_put_warp ucx_put_block kernel_copy_get_ptr kernel_copy memcpy_limit}; do
     run "goodput-$v" goodput "$v" "$grids"
