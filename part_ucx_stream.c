@@ -356,6 +356,15 @@ static int mca_part_ucx_stream_failed(mca_part_ucx_request_t *req,
     return MPI_ERR_INTERN;
 }
 
+/* Whether a request's starts and waits are one-thread kernels rather
+ * than stream memory operations: always where the host runs the epochs,
+ * which may need GPU work of this process (UCX's copies, reductions) that
+ * a memory operation would hold back (mca_part_ucx_device_ops_t). */
+static bool mca_part_ucx_stream_by_kernel(bool driven)
+{
+    return driven || mca_part_ucx_module.params.stream_kernel_ops;
+}
+
 /* The stream's side of a start, outside the module lock: a CUDA call may
  * block while the stream's queue is full, until the stream drains, which
  * may take this module's progress. */
@@ -376,11 +385,8 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
         for (i = 0; i < plan->n; ++i) {
             values[i] = (1 == plan->kernels) ? plan->value[i] : e;
         }
-        /* The host's epoch may need GPU work of this process (UCX's
-         * copies, reductions) that a memory operation would hold back
-         * (mca_part_ucx_device_ops_t): kernels start those. */
         rc = gpu->stream_write(stream, plan->n, plan->start, values,
-                               plan->driven || mca_part_ucx_module.params.stream_kernel_ops);
+                               mca_part_ucx_stream_by_kernel(plan->driven));
     }
     if (0 != rc) {
         return mca_part_ucx_stream_failed(req, gpu, "start");
@@ -496,8 +502,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         targets[i] = *req->stream_epoch; /* the epoch of the last start */
-        /* as the start (mca_part_ucx_stream_issue_start) */
-        targets[count + i] = req->driven || m->params.stream_kernel_ops;
+        targets[count + i] = mca_part_ucx_stream_by_kernel(req->driven);
         req->waits = req->starts;
     }
     OPAL_THREAD_UNLOCK(&m->lock);
