@@ -13,6 +13,21 @@ bench_machine() {
     } > "$1/machine.txt"
 }
 
+# bench_variants_begin: what bench_variant needs, for the scripts that run
+# each variant as its own mpirun over the same grids (BENCH_QUICK: fewer);
+# $limit (BENCH_TIMEOUT, default 120 s) bounds each run.
+bench_variants_begin() {
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_mca_base_component_show_load_errors=0
+    if [ -n "${BENCH_QUICK:-}" ]; then
+        grids=1,16,256,4096,65536
+    else
+        grids=1,4,16,64,256,1024,4096,16384,65536,131072
+    fi
+    limit=${BENCH_TIMEOUT:-120}
+    failures=0
+}
+
 # bench_variant NAME ROWS ERRORS COMMAND...: one variant of a benchmark
 # that runs each variant as its own mpirun (bench/run-stream.sh,
 # bench/run-ucx-device.sh), limited to $limit seconds. Its rows (lines

@@ -40,15 +40,7 @@ if ! { "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)"
     exit 1
 fi
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mca_base_component_show_load_errors=0
-if [ -n "${BENCH_QUICK:-}" ]; then
-    grids=1,16,256,4096,65536
-else
-    grids=1,4,16,64,256,1024,4096,16384,65536,131072
-fi
-limit=${BENCH_TIMEOUT:-120}
-failures=0
+bench_variants_begin
 run() { # name b_stream-args...
     local name=$1
     shift

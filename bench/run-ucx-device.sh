@@ -49,15 +49,7 @@ fi
 # registers a thread of each variant's kernel, as ptxas counted them
 grep -A 3 "entry function 'ucxdev_" "$out/logs/build.log" > "$out/logs/ptxas.txt"
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mca_base_component_show_load_errors=0
-if [ -n "${BENCH_QUICK:-}" ]; then
-    grids=1,16,256,4096,65536
-else
-    grids=1,4,16,64,256,1024,4096,16384,65536,131072
-fi
-limit=${BENCH_TIMEOUT:-120}
-failures=0
+bench_variants_begin
 run() { # name b_ucx_device-args...
     local name=$1
     shift
