@@ -28,6 +28,10 @@
 #include "part_ucx_coll.h"
 #include "part_ucx_device_plugin.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
 
 /* Room for one more entry in a growing schedule array. */
 static int mca_part_ucx_coll_grow(void **array, int *max, int used, size_t size)
@@ -841,6 +845,32 @@ static bool mca_part_ucx_coll_setup_pending(const mca_part_ucx_request_t *req)
     return false;
 }
 
+/* Each partition's step and pending GPU work, each user partition's ready
+ * epoch and the kernels' mark, each channel's epoch. */
+static void mca_part_ucx_coll_dump(const mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_coll_t *c = mca_part_ucx_collreq(req)->coll;
+    mca_part_ucx_request_t *ch;
+    size_t p;
+    int i;
+
+    fprintf(stderr, "part/ucx dump %d:   collective: %zu of %zu partitions done, %d steps, "
+            "%d channels\n", (int) getpid(), c->done, c->parts, c->nsteps, c->nchans);
+    for (p = 0; p < c->parts; ++p) {
+        fprintf(stderr, "part/ucx dump %d:   partition %zu: state %d gpu_pending %d ready %zu/%zu "
+                "user_ready[0] %" PRIu64 " marked %d\n", (int) getpid(), p, c->state[p],
+                c->gpu_pending_state[p], c->ready_count[p], c->group, c->user_ready[p * c->group],
+                (NULL != req->dev) ? (int) mca_part_ucx_dev_marked(req, p * c->group) : -1);
+    }
+    for (i = 0; i < c->nchans; ++i) {
+        ch = (mca_part_ucx_request_t *) c->chans[i].req;
+        fprintf(stderr, "part/ucx dump %d:   channel %d: %s peer %d epoch %" PRIu64
+                " state %d complete %d setup %d\n", (int) getpid(), i,
+                c->chans[i].send ? "send" : "recv", c->chans[i].peer, ch->epoch,
+                (int) ch->super.req_state, (int) REQUEST_COMPLETE(&ch->super), ch->setup);
+    }
+}
+
 const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops = {
     .start = mca_part_ucx_coll_start,
     .progress = mca_part_ucx_coll_progress,
@@ -851,6 +881,7 @@ const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops = {
     .idle = mca_part_ucx_coll_idle,
     .dev_attach = mca_part_ucx_coll_dev_attach,
     .setup_pending = mca_part_ucx_coll_setup_pending,
+    .dump = mca_part_ucx_coll_dump,
 };
 
 /* The channels go on a duplicate of the collective's communicator, one for

@@ -20,6 +20,10 @@
 #include "part_ucx_device_plugin.h"
 #include "part_ucx_pvar.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
 static opal_atomic_int32_t mca_part_ucx_parrived_busy;
 static opal_thread_local unsigned mca_part_ucx_parrived_misses;
 
@@ -942,6 +946,21 @@ static void mca_part_ucx_recv_withdraw(mca_part_ucx_request_t *req)
     mca_part_ucx_match_withdraw(&mca_part_ucx_recvreq(req)->post);
 }
 
+/* Partitions arrived this epoch. */
+static void mca_part_ucx_recv_dump(const mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
+    const volatile uint64_t *flags = rreq->flags_block.addr;
+    size_t p, arrived = 0;
+
+    for (p = 0; NULL != flags && p < rreq->super.remote_parts; ++p) {
+        arrived += (flags[p] >= req->epoch);
+    }
+    fprintf(stderr, "part/ucx dump %d:   receive: %zu of %zu sender partitions arrived, "
+            "exposed %d, prefix %zu\n", (int) getpid(), arrived, rreq->super.remote_parts,
+            (int) rreq->exposed, rreq->arrived_prefix);
+}
+
 static const mca_part_ucx_request_ops_t mca_part_ucx_recv_ops = {
     .start = mca_part_ucx_recv_start,
     .progress = mca_part_ucx_recv_progress,
@@ -950,6 +969,7 @@ static const mca_part_ucx_request_ops_t mca_part_ucx_recv_ops = {
     .parrived = mca_part_ucx_recv_parrived,
     .prepare = mca_part_ucx_recv_prepare,
     .setup_pending = mca_part_ucx_p2p_setup_pending,
+    .dump = mca_part_ucx_recv_dump,
 };
 
 int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype_t *datatype,

@@ -18,6 +18,10 @@
 #include "opal/util/info.h"
 #include "ompi/info/info.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
 static int mca_part_ucx_request_free(ompi_request_t **request);
 static int mca_part_ucx_request_cancel(ompi_request_t *request, int complete);
 
@@ -588,6 +592,48 @@ static bool mca_part_ucx_request_stream_done(mca_part_ucx_request_t *req)
         (void) mca_part_ucx_dev_failed(req); /* kernels' misuse: MPI_ERR_ARG */
     }
     return true;
+}
+
+static void mca_part_ucx_dump_one(const char *list, const mca_part_ucx_request_t *req)
+{
+    const volatile uint64_t *w = req->stream_words.addr;
+
+    fprintf(stderr,
+            "part/ucx dump %d: %s request %p kind %d peer %d tag %d parts %zu: epoch %" PRIu64
+            " state %d complete %d setup %d error %d; enqueued %d starts %" PRIu64
+            " waits %" PRIu64 " driven %d drive_state %d enq_epoch %" PRIu64
+            " words count/start/done %" PRIu64 "/%" PRIu64 "/%" PRIu64
+            " stream_epoch %" PRIu64 " stream_done %" PRIu64 "\n",
+            (int) getpid(), list, (void *) req, (int) req->kind, req->peer, req->tag, req->parts,
+            req->epoch, (int) req->super.req_state, (int) REQUEST_COMPLETE(&req->super),
+            req->setup, req->error, (int) req->enqueued, req->starts, req->waits,
+            (int) req->driven, req->drive_state, req->enq_epoch,
+            (NULL == w) ? 0 : w[MCA_PART_UCX_STREAM_COUNT],
+            (NULL == w) ? 0 : w[MCA_PART_UCX_STREAM_START],
+            (NULL == w) ? 0 : w[MCA_PART_UCX_STREAM_DONE],
+            (NULL == req->stream_epoch) ? 0 : *req->stream_epoch,
+            (NULL == req->stream_done) ? 0 : *req->stream_done);
+    if (NULL != req->ops && NULL != req->ops->dump) {
+        req->ops->dump(req);
+    }
+}
+
+void mca_part_ucx_dump(void)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    mca_part_ucx_link_t *item;
+
+    if (!m->initialized) {
+        return;
+    }
+    fprintf(stderr, "part/ucx dump %d: %d active, %d driven\n", (int) getpid(),
+            (int) m->num_active, (int) m->num_driven);
+    for (item = m->active.next; NULL != item && item != &m->active; item = item->next) {
+        mca_part_ucx_dump_one("active", container_of(item, mca_part_ucx_request_t, link));
+    }
+    for (item = m->driven.next; NULL != item && item != &m->driven; item = item->next) {
+        mca_part_ucx_dump_one("driven", container_of(item, mca_part_ucx_request_t, drive_link));
+    }
 }
 
 int mca_part_ucx_request_progress(void)

@@ -68,6 +68,9 @@ typedef struct mca_part_ucx_request_ops_t {
      * receive's GPU words), which must not wait behind a stream that waits
      * for this process. */
     bool (*setup_pending)(const mca_part_ucx_request_t *req);
+    /* What the kind's progress waits on, to stderr, read without locks
+     * (mca_part_ucx_dump), NULL: nothing beyond the base. */
+    void (*dump)(const mca_part_ucx_request_t *req);
 } mca_part_ucx_request_ops_t;
 
 /* A device request's hooks into the request it is bound to
@@ -323,6 +326,10 @@ bool mca_part_ucx_p2p_setup_pending(const mca_part_ucx_request_t *req);
 /* The workers, control messages and every active request once; the
  * module's progress function. */
 int mca_part_ucx_request_progress(void);
+/* For a hang: every active or stream-driven request's state to stderr,
+ * read without locks (tools/hangdump.c calls it by name from a watchdog
+ * thread). Not for use while the module is finalizing. */
+void mca_part_ucx_dump(void);
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
 /* Send: this epoch's partitions may go (the receiver started it, or the
  * previous one where it holds early partitions: not where this process

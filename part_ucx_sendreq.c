@@ -19,6 +19,10 @@
 #include "part_ucx_device_plugin.h"
 #include "part_ucx_pvar.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
 /* Every partition costs two puts (data, then flag) per epoch. */
 #define MCA_PART_UCX_SEND_OPS(_req) ((int64_t) (_req)->parts * 2)
 
@@ -865,6 +869,23 @@ static int mca_part_ucx_send_prepare(mca_part_ucx_request_t *req)
 
 static void mca_part_ucx_send_release(mca_part_ucx_request_t *req);
 
+/* Partitions queued and issued this epoch, the receiver's ready word. */
+static void mca_part_ucx_send_dump(const mca_part_ucx_request_t *req)
+{
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    size_t p, queued = 0, issued = 0;
+
+    for (p = 0; NULL != sreq->part_state && p < req->parts; ++p) {
+        queued += (sreq->part_state[p] == MCA_PART_UCX_QUEUED(req->epoch));
+        issued += (sreq->part_state[p] == MCA_PART_UCX_ISSUED(req->epoch));
+    }
+    fprintf(stderr, "part/ucx dump %d:   send: %zu queued %zu issued, queued count %" PRId64
+            " puts done %" PRId64 ", rtr word %" PRIu64 " peer rtr %" PRIu64 "\n",
+            (int) getpid(), queued, issued, (int64_t) sreq->queued, (int64_t) sreq->ops_done,
+            (NULL == sreq->rtr_block.addr) ? 0 : *(volatile uint64_t *) sreq->rtr_block.addr,
+            (NULL == sreq->peer_rtr) ? 0 : *sreq->peer_rtr);
+}
+
 static const mca_part_ucx_request_ops_t mca_part_ucx_send_ops = {
     .start = mca_part_ucx_send_start,
     .progress = mca_part_ucx_send_progress,
@@ -872,6 +893,7 @@ static const mca_part_ucx_request_ops_t mca_part_ucx_send_ops = {
     .pready = mca_part_ucx_send_pready,
     .prepare = mca_part_ucx_send_prepare,
     .setup_pending = mca_part_ucx_p2p_setup_pending,
+    .dump = mca_part_ucx_send_dump,
 };
 
 /* Whether UCX reaches the receiver's GPU memory over cuda_ipc (NVLink, or

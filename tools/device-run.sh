@@ -2,7 +2,9 @@
 # The one command for GPU runs, on a GPU node without a package registry:
 #   tools/device-run.sh BUNDLE.tar.xz OUTDIR [-k PATTERN]
 #   DEVICE_BENCH=1   then bench/run-all too, packed as OUTDIR/bench-all.tar.xz
-#                    (a lent machine sends back only a few files)
+#                    (a lent machine sends back only a few files);
+#                    DEVICE_BENCH=NAME: bench/run-NAME.sh alone, packed as
+#                    OUTDIR/bench-NAME.tar.xz
 #   DEVICE_TESTS=0   skip the GPU suite (a call is limited to 10 minutes:
 #                    the suite and every benchmark take two calls)
 #   DEVICE_MPS=1     run everything under CUDA MPS (a control daemon started
@@ -61,7 +63,7 @@ export TEST_TIMEOUT=${TEST_TIMEOUT:-60}
 if [ "${DEVICE_TESTS:-1}" != 0 ]; then
     hang=${DEVICE_HANGDUMP:-$((TEST_TIMEOUT / 2))}
     if [ "$hang" -gt 0 ] && cc -shared -fPIC -O2 -o "$dest/libhangdump.so" \
-            "$here/tools/hangdump.c" -lpthread; then
+            "$here/tools/hangdump.c" -lpthread -ldl; then
         export TEST_WRAPPER="env LD_PRELOAD=$dest/libhangdump.so HANGDUMP_AFTER=$hang"
     fi
     cd "$here" && tools/test.sh --gpu "$@" 2>&1 | tee "$out/gpu-tests.txt"
@@ -76,8 +78,13 @@ if [ -n "${DEVICE_SANITIZE:-}" ]; then
     TEST_REUSE_BUILD=1 "$here/tools/sanitize-gpu.sh" "$out/sanitize.txt" $DEVICE_SANITIZE \
         > /dev/null 2>&1 || rc=1
 fi
-if [ -n "${DEVICE_BENCH:-}" ]; then
+if [ "${DEVICE_BENCH:-}" = 1 ]; then
     bash "$here/bench/run-all" "$out/bench-all" > "$out/bench-all.log" 2>&1
     tar -cJf "$out/bench-all.tar.xz" -C "$out" bench-all && rm -rf "$out/bench-all"
+elif [ -n "${DEVICE_BENCH:-}" ]; then
+    bash "$here/bench/run-$DEVICE_BENCH.sh" "$out/bench-$DEVICE_BENCH" \
+        > "$out/bench-$DEVICE_BENCH.log" 2>&1
+    tar -cJf "$out/bench-$DEVICE_BENCH.tar.xz" -C "$out" "bench-$DEVICE_BENCH" &&
+        rm -rf "${out:?}/bench-$DEVICE_BENCH"
 fi
 exit "$rc"

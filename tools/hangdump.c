@@ -11,7 +11,7 @@
  * Backtraces of a hung process, for hangs under CUDA MPS, where cuda-gdb
  * cannot attach to a running process (and GPU nodes often lack gdb):
  *
- *   cc -shared -fPIC -O2 -o libhangdump.so tools/hangdump.c -lpthread
+ *   cc -shared -fPIC -O2 -o libhangdump.so tools/hangdump.c -lpthread -ldl
  *   TEST_WRAPPER="env LD_PRELOAD=$PWD/libhangdump.so HANGDUMP_AFTER=10" tools/test.sh ...
  *
  * If the process still runs HANGDUMP_AFTER seconds after it started, every
@@ -21,11 +21,14 @@
  * which `addr2line -f -e OBJECT OFFSET` names where the same object (for
  * instance the bundle's libmpi) is at hand. A process that ends earlier
  * prints nothing. The signal is SIGRTMIN + 3 (Open MPI, PRRTE and UCX use
- * SIGUSR1/2 and SIGALRM/SIGIO).
+ * SIGUSR1/2 and SIGALRM/SIGIO). Before the backtraces, where the process
+ * has part/ucx, its requests' state (mca_part_ucx_dump, "part/ucx dump"
+ * lines): what each active or stream-driven request waits on.
  */
 
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
@@ -58,7 +61,13 @@ static void *hangdump_watch(void *arg)
     DIR *d;
 
     for (;;) {
+        void (*state)(void);
+
         sleep(seconds);
+        *(void **) &state = dlsym(RTLD_DEFAULT, "mca_part_ucx_dump");
+        if (NULL != state) {
+            state();
+        }
         if (NULL == (d = opendir("/proc/self/task"))) {
             continue;
         }
