@@ -152,6 +152,8 @@ typedef struct mca_part_ucx_module_t {
      * replays start epochs the host never counted). */
     mca_part_ucx_link_t driven;
     opal_atomic_int32_t num_driven;
+    /* The progress thread of those epochs runs (part_ucx_stream.c). */
+    volatile bool progress_thread;
     /* Whether UCX has a transport that does RMA by itself, to a peer of this
      * node (shared memory) and of another (RDMA); where it has none it
      * emulates puts over active messages (tcp: ~20 us a put, 8 an active

@@ -282,6 +282,8 @@ int mca_part_ucx_coll_commit(mca_part_ucx_coll_t *c)
 
 int mca_part_ucx_coll_device_check(mca_part_ucx_coll_t *c, bool reduction)
 {
+    int rc;
+
     c->gpu = mca_part_ucx_device();
     if (NULL == c->gpu) {
         return MPI_ERR_UNSUPPORTED_OPERATION;
@@ -291,10 +293,16 @@ int mca_part_ucx_coll_device_check(mca_part_ucx_coll_t *c, bool reduction)
     }
     c->gpu_type = mca_part_ucx_device_dt(c->dtype);
     c->gpu_op = reduction ? mca_part_ucx_device_op(c->op) : 0;
-    if (reduction && (c->gpu_type < 0 || c->gpu_op < 0)) {
+    rc = (reduction && c->gpu_type >= 0 && c->gpu_op >= 0)
+             ? c->gpu->reduce_load(c->gpu_op, c->gpu_type) : 0;
+    if (reduction && (c->gpu_type < 0 || c->gpu_op < 0 || -2 == rc)) {
         opal_show_help("help-part-ucx.txt", "device op", true, c->op->o_name,
                        c->dtype->name);
         return MPI_ERR_OP;
+    }
+    if (0 != rc) {
+        MCA_PART_UCX_ERROR("loading the GPU reduction kernel failed: %s", c->gpu->last_error());
+        return MPI_ERR_INTERN;
     }
     return MPI_SUCCESS;
 }

@@ -82,12 +82,18 @@ struct part_args {
     void *out;
     size_t n;
     cudaStream_t s;
+    bool load; /* only load the kernel (dev_reduce_load) */
 };
 
 template <typename T, int OP> static int launch(const part_args &x)
 {
     unsigned threads = 256;
     size_t blocks = (x.n + threads - 1) / threads;
+    cudaFuncAttributes a;
+
+    if (x.load) {
+        return check(cudaFuncGetAttributes(&a, part_reduce<T, OP>));
+    }
 
     if (blocks > 2048) {
         blocks = 2048; /* grid-stride beyond: enough to fill an H200 */
@@ -119,14 +125,8 @@ template <typename T> static int reduce_t(int op, const part_args &x)
     return -2;
 }
 
-static int dev_reduce3(int op, int dt, const void *a, const void *b, void *out, size_t n,
-                       void *stream)
+static int reduce_dt(int op, int dt, const part_args &x)
 {
-    part_args x = {a, b, out, n, (cudaStream_t) stream};
-
-    if (0 == n) {
-        return 0;
-    }
     switch (dt) {
     case MCA_PART_UCX_DT_INT8: return reduce_t<int8_t>(op, x);
     case MCA_PART_UCX_DT_INT16: return reduce_t<int16_t>(op, x);
@@ -140,6 +140,25 @@ static int dev_reduce3(int op, int dt, const void *a, const void *b, void *out, 
     case MCA_PART_UCX_DT_DOUBLE: return reduce_t<double>(op, x);
     }
     return -2;
+}
+
+static int dev_reduce3(int op, int dt, const void *a, const void *b, void *out, size_t n,
+                       void *stream)
+{
+    part_args x = {a, b, out, n, (cudaStream_t) stream, false};
+
+    return (0 == n) ? 0 : reduce_dt(op, dt, x);
+}
+
+/* With CUDA's lazy loading, a kernel's first launch may wait for the whole
+ * context to go idle: the first reduction of a collective whose epoch a
+ * stream waits for (or a kernel polls) would wait for that very wait. So
+ * a collective loads its reduction kernel when it is created. */
+static int dev_reduce_load(int op, int dt)
+{
+    part_args x = {NULL, NULL, NULL, 0, 0, true};
+
+    return reduce_dt(op, dt, x);
 }
 
 static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, void *stream)
@@ -427,7 +446,7 @@ static const mca_part_ucx_device_ops_t ops = {
     dev_event_destroy,       dev_event_record,  dev_event_query,    dev_copy,
     dev_stream_sync,         dev_reduce,        dev_reduce3,        dev_last_error,
     dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
-    dev_stream_start_counted, dev_stream_wait_counted, dev_set_device};
+    dev_stream_start_counted, dev_stream_wait_counted, dev_set_device, dev_reduce_load};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

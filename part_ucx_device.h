@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 6
+#define MCA_PART_UCX_DEVICE_ABI 7
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* Element types the reduction kernels know. */
@@ -101,6 +101,11 @@ typedef struct mca_part_ucx_device_ops_t {
     /* The calling thread works on GPU `device` (its primary context): UCX's
      * CUDA transports need a current context on a progress thread. */
     int (*set_device)(int device);
+    /* The reduction kernel of op and dt loaded now (CUDA's lazy loading
+     * would load it at its first launch, which may wait for the context to
+     * go idle: never, while a stream or a kernel waits for this very
+     * collective). */
+    int (*reduce_load)(int op, int dt);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

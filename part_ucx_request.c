@@ -636,6 +636,8 @@ void mca_part_ucx_dump(void)
     }
 }
 
+opal_thread_local bool mca_part_ucx_on_progress_thread = false;
+
 int mca_part_ucx_request_progress(void)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
@@ -648,8 +650,24 @@ int mca_part_ucx_request_progress(void)
     }
     count += mca_part_ucx_ctrl_progress();
 
-    if ((0 == m->num_active && 0 == m->num_driven) || 0 != opal_mutex_trylock(&m->lock)) {
+    if (0 == m->num_active && 0 == m->num_driven) {
         return count;
+    }
+    if (m->progress_thread && !mca_part_ucx_on_progress_thread) {
+        /* The progress thread may complete requests at any moment, also
+         * between a caller's look at a request and this call: count that
+         * as an event, so that MPI_Test looks again (an epoch the stream
+         * has completed then completes at this MPI_Test, not a later one). */
+        ++count;
+    }
+    if (0 != opal_mutex_trylock(&m->lock)) {
+        /* Other application threads are progressing the same requests:
+         * leave it to them. The progress thread holds the lock for one pass
+         * at a time: wait for that pass to end. */
+        if (!m->progress_thread || mca_part_ucx_on_progress_thread) {
+            return count;
+        }
+        opal_mutex_lock(&m->lock);
     }
     for (item = m->driven.next; item != &m->driven; item = item->next) {
         mca_part_ucx_request_drive(container_of(item, mca_part_ucx_request_t, drive_link));

@@ -330,6 +330,8 @@ int mca_part_ucx_request_progress(void);
  * read without locks (tools/hangdump.c calls it by name from a watchdog
  * thread). Not for use while the module is finalizing. */
 void mca_part_ucx_dump(void);
+/* True on the progress thread of stream-ordered epochs only. */
+extern opal_thread_local bool mca_part_ucx_on_progress_thread;
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
 /* Send: this epoch's partitions may go (the receiver started it, or the
  * previous one where it holds early partitions: not where this process

@@ -54,6 +54,7 @@
 #include "part_ucx_mpix.h"
 #include "part_ucx_stream.h"
 
+#include <stdlib.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -72,6 +73,7 @@ static void *mca_part_ucx_stream_thread(void *arg)
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
 
     (void) arg;
+    mca_part_ucx_on_progress_thread = true;
     /* the GPU of the thread that started it: UCX's CUDA transports (cuda_ipc
      * keys, cuda_copy staging) work on the current context */
     if (NULL != gpu && mca_part_ucx_stream_thread_device >= 0 &&
@@ -100,6 +102,7 @@ static void mca_part_ucx_stream_thread_need(void)
         }
         mca_part_ucx_stream_thread_on =
             (0 == pthread_create(&mca_part_ucx_stream_tid, NULL, mca_part_ucx_stream_thread, NULL));
+        mca_part_ucx_module.progress_thread = mca_part_ucx_stream_thread_on;
         if (!mca_part_ucx_stream_thread_on) {
             MCA_PART_UCX_ERROR("no progress thread for stream-ordered epochs: they progress "
                                "only inside MPI calls");
@@ -113,6 +116,7 @@ void mca_part_ucx_stream_fini(void)
         mca_part_ucx_stream_thread_stop = true;
         pthread_join(mca_part_ucx_stream_tid, NULL);
         mca_part_ucx_stream_thread_on = false;
+        mca_part_ucx_module.progress_thread = false;
     }
 }
 
@@ -204,6 +208,21 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
     return false;
 }
 
+/* Epochs the host runs need CUDA to keep the streams of the progress
+ * thread's GPU work off the waiting stream's hardware queue: say so once
+ * where too few queues may share them out (CUDA reads the variable when
+ * the process starts using CUDA, so it is only checked here). */
+static void mca_part_ucx_stream_connections(const mca_part_ucx_request_t *req)
+{
+    static opal_atomic_int32_t told = 0;
+    const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+
+    if (NULL == v || atoi(v) < 32) {
+        mca_part_ucx_show_help(&told, "stream connections", mca_part_ucx_stream_kind(req),
+                               req->peer, req->tag, (NULL == v) ? "8 (unset)" : v);
+    }
+}
+
 /* The words of a request's stream-ordered epochs (its setup done). */
 static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
                                     mca_part_ucx_stream_plan_t *plan)
@@ -249,6 +268,7 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
     }
     MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs run by the host",
                          mca_part_ucx_stream_kind(req), req->peer, req->tag);
+    mca_part_ucx_stream_connections(req);
     plan->driven = true;
     plan->start[plan->n++] = words + MCA_PART_UCX_STREAM_START;
     if (NULL != w.epoch) {
