@@ -217,7 +217,7 @@ static void mca_part_ucx_stream_connections(const mca_part_ucx_request_t *req)
     static opal_atomic_int32_t told = 0;
     const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
 
-    if (NULL == v || atoi(v) < 32) {
+    if (NULL == v || atoi(v) < 16) {
         mca_part_ucx_show_help(&told, "stream connections", mca_part_ucx_stream_kind(req),
                                req->peer, req->tag, (NULL == v) ? "8 (unset)" : v);
     }

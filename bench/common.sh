@@ -1,9 +1,5 @@
 # Sourced by the bench/run* scripts.
 
-# Stream-ordered epochs the host runs need it (help-part-ucx.txt, "stream
-# connections").
-export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
-
 # bench_machine OUTDIR: what the numbers were taken on.
 bench_machine() {
     {

@@ -41,6 +41,8 @@ if ! { "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)"
 fi
 
 bench_variants_begin
+# progress_stream: epochs the host runs (help-part-ucx.txt, "stream connections")
+export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
 run() { # name b_stream-args...
     local name=$1
     shift

@@ -320,9 +320,6 @@ export OMPI_MCA_mca_base_component_show_load_errors=0
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
-# Stream-ordered epochs the host runs need it (help-part-ucx.txt, "stream
-# connections").
-export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
 
 while read -r name np rest; do
     [ -z "$name" ] || [[ "$name" == \#* ]] && continue
