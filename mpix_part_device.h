@@ -277,23 +277,30 @@ __device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, 
     if (*(volatile unsigned long long *) &preq->stream_started < epoch) {
         return false;
     }
-    /* the host word too: a receiver whose host starts its epochs writes
-     * only that one */
-    while ((NULL == dev || *dev < epoch) && !mpix_part_rtr_read(preq, epoch)) {
+    /* The host word too, where a receiver whose host starts its epochs
+     * writes only that one; but a read of host memory takes about 1 us:
+     * where the receiver has a GPU word, only every 16th look. */
+    for (unsigned i = 1;; ++i) {
+        if (NULL != dev && *dev >= epoch) {
+            return true;
+        }
+        if ((NULL == dev || 0 == (i & 15)) && mpix_part_rtr_read(preq, epoch)) {
+            return true;
+        }
 #if __CUDA_ARCH__ >= 700
         __nanosleep(64);
 #endif
     }
-    return true;
 }
 
-/* A transport group of epoch `mark` is complete (its mark published): the
+/* A transport group of epoch `mark` is complete (its data released): the
  * group that completes the epoch's last one releases, at system scope,
- * every group's stores (each published its own with a system fence before
+ * every group's stores (each released its own with a system fence before
  * counting) and writes the epoch into the receiver's and this side's done
- * words. Where a group was left to the host its data is still to move: the
- * host completes that epoch. The counter is reset by subtraction, so that
- * a group of the next epoch counting early is kept. */
+ * words, GPU words first: a stream waits on those. Where a group was left to
+ * the host its data is still to move: the host completes that epoch. The
+ * counter is reset by subtraction, so that a group of the next epoch
+ * counting early is kept. */
 __device__ static __noinline__ void mpix_part_epoch_count(struct mpix_prequest_s *preq,
                                                          uint64_t mark)
 {
@@ -469,10 +476,13 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
          ++p) {
         remote[p] = mark; /* set only with a kernel copy */
     }
-    ready[first] = mark;
+    /* The arrivals come before the done words (work after a stream's wait
+     * may read them), this host's mark after: the last group's fence then
+     * does not wait for it to reach host memory. */
     if (NULL != preq->remote_done) {
         mpix_part_epoch_count(preq, mark);
     }
+    ready[first] = mark;
 }
 
 /* One call per thread, one counter update per thread; the completing
