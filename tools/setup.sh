@@ -322,10 +322,6 @@ write_env() {
     grep -q '^mca_base_component_show_load_errors' "$conf" 2>/dev/null ||
         echo "mca_base_component_show_load_errors = ^accelerator/cuda,rcache/gpusm,rcache/rgpusm" \
             >> "$conf"
-    # btl/smcuda pins its whole 128 MiB shared segment for CUDA at MPI_Init,
-    # which fails under CUDA MPS with a help message in every run; pml/ucx
-    # (and part/ucx) never use it.
-    grep -q '^btl *=' "$conf" 2>/dev/null || echo "btl = ^smcuda" >> "$conf"
     cat > "$PART_UCX_PREFIX/part-ucx-env.sh" <<EOF
 # Source this file: the part/ucx install's mpicc, mpirun and ompi_info first.
 export PATH="$PART_UCX_PREFIX/bin:\$PATH"
