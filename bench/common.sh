@@ -6,7 +6,7 @@ bench_machine() {
         echo "machine: $(hostname -s), $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
         echo "gpus: $(nvidia-smi -L 2>/dev/null | tr '\n' ';')"
         echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-        echo "open mpi: $(ompi_info --parsable | sed -n 's/^ompi:version:full://p'), ucx: $(ucx_info -v | sed -n 's/^# Version \([^ ]*\).*/\1/p' | head -n 1)"
+        echo "open mpi: $(ompi_info --parsable | sed -n 's/^ompi:version:full://p'), ucx: $(ucx_info -v | sed -n 's/^# \(Library version:\|Version\) \([^ ]*\).*/\2/p' | head -n 1)"
         if [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ]; then
             echo "cuda mps: on (tools/device-run.sh DEVICE_MPS=1)"
         fi
