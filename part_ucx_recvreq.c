@@ -793,9 +793,10 @@ static void mca_part_ucx_recv_words(mca_part_ucx_request_t *req)
     params.address = words;
     params.length = sizeof(zero);
     params.memory_type = UCS_MEMORY_TYPE_CUDA;
-    if (OPAL_SUCCESS != opal_accelerator.mem_copy(rreq->words_dev, MCA_ACCELERATOR_NO_DEVICE_ID,
-                                                  words, zero, sizeof(zero),
-                                                  MCA_ACCELERATOR_TRANSFER_HTOD) ||
+    /* Not opal's copy: its stream waits for the legacy default stream,
+     * which may hold work waiting for this very process (a kernel polling
+     * MPIX_Parrived, a stream's wait). */
+    if (OPAL_SUCCESS != mca_part_ucx_device_copy_in(words, zero, sizeof(zero)) ||
         UCS_OK != ucp_mem_map(mca_part_ucx_module.context, &params, &rreq->words_memh)) {
         rreq->words_memh = NULL;
         mca_part_ucx_devmem_free(words, sizeof(zero), rreq->words_dev);
