@@ -41,6 +41,22 @@
  *                      rkey, a block barrier, a system-scope release fence
  *                      and a store of e into the block's arrival word; the
  *                      done word a fence and store (mpix_part_epoch_count)
+ *     kernel_copy_hostwords  kernel_copy plus the host-memory traffic that
+ *                      part/ucx's stream-ordered kernel copy adds to an epoch
+ *                      (mpix_part_device.h, part_ucx_stream.c), each piece
+ *                      switched on by BENCH_HOSTWORDS (a comma list):
+ *                        arrival  each block also writes its arrival into
+ *                                 host memory, before the done word's fence
+ *                        done     the last block writes three host words
+ *                                 after the done word (both sides' done
+ *                                 words, the sender's mark)
+ *                        rtrread  one read of a host word before a block
+ *                                 waits for the ready-to-receive
+ *                        rxwrite  rank 1's start writes two host words
+ *                                 before the ready-to-receive
+ *                        events   rank 1 records an event after its start
+ *                                 and after its wait
+ *                      so that one run shows what each costs
  *     memcpy_limit     the node's limit: the vector add alone, then on the
  *                      same stream a wait for the ready-to-receive word,
  *                      cudaMemcpyAsync of c into the rkey_ptr-mapped
@@ -73,12 +89,27 @@
 static int rank, failed;
 static const char *label = "nvlink";
 
-enum { V_UCX_THREAD, V_UCX_WARP, V_UCX_BLOCK, V_KCOPY_GET_PTR, V_KCOPY, V_LIMIT, V_COUNT };
-static const char *names[V_COUNT] = {"ucx_put_thread", "ucx_put_warp", "ucx_put_block",
-                                     "kernel_copy_get_ptr", "kernel_copy", "memcpy_limit"};
-static const char *kernel_names[V_COUNT] = {"ucxdev_put_thread", "ucxdev_put_warp",
-                                            "ucxdev_put_block", "ucxdev_kernel_copy_get_ptr",
-                                            "ucxdev_kernel_copy", "ucxdev_vadd"};
+enum {
+    V_UCX_THREAD,
+    V_UCX_WARP,
+    V_UCX_BLOCK,
+    V_KCOPY_GET_PTR,
+    V_KCOPY,
+    V_KCOPY_HOST,
+    V_LIMIT,
+    V_COUNT
+};
+static const char *names[V_COUNT] = {"ucx_put_thread",        "ucx_put_warp", "ucx_put_block",
+                                     "kernel_copy_get_ptr",   "kernel_copy",
+                                     "kernel_copy_hostwords", "memcpy_limit"};
+static const char *kernel_names[V_COUNT] = {
+    "ucxdev_put_thread",  "ucxdev_put_warp",           "ucxdev_put_block",
+    "ucxdev_kernel_copy_get_ptr", "ucxdev_kernel_copy", "ucxdev_kernel_copy_hostwords",
+    "ucxdev_vadd"};
+
+/* BENCH_HOSTWORDS of kernel_copy_hostwords */
+enum { HW_ARRIVAL = 1, HW_DONE = 2, HW_RTRREAD = 4, HW_RXWRITE = 8, HW_EVENTS = 16 };
+static const char *hw_names[] = {"arrival", "done", "rtrread", "rxwrite", "events"};
 #define UCX_VARIANT(v) ((v) <= V_KCOPY_GET_PTR) /* device memory lists */
 
 enum { BLOCK_THREADS = 1024, BLOCK_BYTES = BLOCK_THREADS * sizeof(double) };
@@ -122,6 +153,11 @@ struct epoch_args {
     ucp_device_local_mem_list_h local;
     ucp_device_remote_mem_list_h remote;
     size_t arrived_off, done_off; /* in rank 1's buffer */
+    /* kernel_copy_hostwords: HW_* bits, and rank 0's words in host memory
+     * mapped for the GPU: [0..2] done words and mark, [3] read before the
+     * ready-to-receive, [8 + block] arrivals */
+    unsigned host_bits;
+    volatile uint64_t *host;
 };
 
 __device__ static inline void vadd(const struct epoch_args &x)
@@ -172,8 +208,13 @@ __device__ static inline void epoch_done(const struct epoch_args &x, char *base)
     }
     *x.blocks_done = 0; /* the next epoch's kernel starts after this one ends */
     fence_sys();
-    if (V_KCOPY == V || V_KCOPY_GET_PTR == V) {
+    if (V_KCOPY == V || V_KCOPY_GET_PTR == V || V_KCOPY_HOST == V) {
         *(volatile uint64_t *) (base + x.done_off) = x.epoch;
+        if (V_KCOPY_HOST == V && (x.host_bits & HW_DONE)) {
+            x.host[0] = x.epoch;
+            x.host[1] = x.epoch;
+            x.host[2] = x.epoch;
+        }
     } else {
         ucp_device_request_t req;
         ucs_status_t status = ucp_device_counter_inc<UCS_DEVICE_LEVEL_THREAD>(
@@ -220,6 +261,9 @@ __device__ static inline void kcopy_epoch(const struct epoch_args &x, char *base
     size_t off = (size_t) blockIdx.x * BLOCK_BYTES;
 
     vadd(x);
+    if (V_KCOPY_HOST == V && 0 == threadIdx.x && (x.host_bits & HW_RTRREAD)) {
+        (void) x.host[3];
+    }
     wait_rtr(x);
     mpix_part_store_bytes((const char *) x.c + off, base + off, BLOCK_BYTES, threadIdx.x,
                           blockDim.x);
@@ -227,6 +271,9 @@ __device__ static inline void kcopy_epoch(const struct epoch_args &x, char *base
     if (0 == threadIdx.x) {
         fence_sys();
         *(volatile uint64_t *) (base + x.arrived_off + blockIdx.x * sizeof(uint64_t)) = x.epoch;
+        if (V_KCOPY_HOST == V && (x.host_bits & HW_ARRIVAL)) {
+            x.host[8 + blockIdx.x] = x.epoch;
+        }
     }
     epoch_done<V>(x, base);
 }
@@ -266,6 +313,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ucxdev_kernel_copy(e
     kcopy_epoch<V_KCOPY>(x, x.mapped);
 }
 
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+    ucxdev_kernel_copy_hostwords(epoch_args x)
+{
+    kcopy_epoch<V_KCOPY_HOST>(x, x.mapped);
+}
+
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ucxdev_vadd(epoch_args x)
 {
     vadd(x);
@@ -274,7 +327,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ucxdev_vadd(epoch_ar
 typedef void (*kernel_fn)(epoch_args);
 static const kernel_fn kernels[V_COUNT] = {ucxdev_put_thread, ucxdev_put_warp,
                                            ucxdev_put_block, ucxdev_kernel_copy_get_ptr,
-                                           ucxdev_kernel_copy, ucxdev_vadd};
+                                           ucxdev_kernel_copy, ucxdev_kernel_copy_hostwords,
+                                           ucxdev_vadd};
 
 __global__ void init_ab(double *a, double *b)
 {
@@ -500,7 +554,8 @@ static int iters_for(size_t bytes)
 /* Seconds per epoch of variant v at `grid` blocks, measured on rank 1;
  * *last is the last epoch (epochs count from 1 in each grid). */
 static double goodput_run(int v, int grid, struct epoch_args x, cudaStream_t s,
-                          const uint64_t *peer_flag, uint64_t *done, uint64_t *last)
+                          const uint64_t *peer_flag, uint64_t *done, uint64_t *last,
+                          uint64_t *rx_host, cudaEvent_t ev)
 {
     size_t bytes = (size_t) grid * BLOCK_BYTES;
     int iters = iters_for(bytes);
@@ -525,9 +580,15 @@ static double goodput_run(int v, int grid, struct epoch_args x, cudaStream_t s,
             }
             CUDA(cudaGetLastError());
         } else {
+            for (int k = 0; (x.host_bits & HW_RXWRITE) && k < 2; ++k) {
+                CU(write_value((CUstream) s, (CUdeviceptr) (rx_host + k), e,
+                               CU_STREAM_WRITE_VALUE_DEFAULT));
+            }
             CU(write_value((CUstream) s, (CUdeviceptr) peer_flag, e,
                            CU_STREAM_WRITE_VALUE_DEFAULT));
+            if (x.host_bits & HW_EVENTS) CUDA(cudaEventRecord(ev, s));
             CU(wait_value((CUstream) s, (CUdeviceptr) done, e, CU_STREAM_WAIT_VALUE_GEQ));
+            if (x.host_bits & HW_EVENTS) CUDA(cudaEventRecord(ev, s));
         }
         *last = e;
     }
@@ -548,6 +609,16 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (getenv("BENCH_LABEL")) label = getenv("BENCH_LABEL");
+    unsigned host_bits = 0;
+    if (V_KCOPY_HOST == v && NULL != getenv("BENCH_HOSTWORDS")) {
+        char *list = strdup(getenv("BENCH_HOSTWORDS"));
+        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+            for (unsigned k = 0; k < sizeof(hw_names) / sizeof(*hw_names); ++k) {
+                if (0 == strcmp(tok, hw_names[k])) host_bits |= 1u << k;
+            }
+        }
+        free(list);
+    }
     if (v < 0 || 0 != strcmp(argv[1], "goodput") || 2 != size) {
         if (0 == rank) {
             fprintf(stderr, "usage: mpirun -np 2 b_ucx_device goodput VARIANT GRIDS\n"
@@ -626,6 +697,15 @@ int main(int argc, char **argv)
         return 1;
     }
     struct epoch_args x = {};
+    /* kernel_copy_hostwords: host words mapped for the GPU (rank 0: the
+     * kernel's, rank 1: its stream's), and rank 1's event */
+    uint64_t *host_words = NULL, *host_dev = NULL;
+    cudaEvent_t ev = NULL;
+    CUDA(cudaHostAlloc(&host_words, ((size_t) maxg + 8) * sizeof(uint64_t), cudaHostAllocMapped));
+    CUDA(cudaHostGetDevicePointer((void **) &host_dev, host_words, 0));
+    CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    x.host_bits = host_bits;
+    x.host = host_dev;
     if (0 == rank) {
         x.a = a;
         x.b = b;
@@ -656,7 +736,7 @@ int main(int argc, char **argv)
         CUDA(cudaStreamSynchronize(s));
         CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         double t = goodput_run(v, grid, x, s, (const uint64_t *) u.mapped,
-                               (uint64_t *) (buf + done_off), &last);
+                               (uint64_t *) (buf + done_off), &last, host_dev, ev);
         unsigned long long wrong = 0;
         unsigned error = 0;
         if (0 == rank) {
@@ -686,6 +766,8 @@ int main(int argc, char **argv)
         }
     }
     CUDA(cudaFree(dwrong));
+    CUDA(cudaEventDestroy(ev));
+    CUDA(cudaFreeHost(host_words));
     ucx_close(&u);
     CUDA(cudaFree(buf));
     if (0 == rank) {

@@ -6,6 +6,9 @@
 #   BENCH_QUICK=1                      fewer grid sizes
 #   BENCH_TIMEOUT=S                    limit of each variant's run (default 120)
 #   BENCH_VARIANTS="..."               variants to run (default all)
+#   BENCH_HOSTWORDS_SETS="..."         host-memory traffic added to kernel_copy's
+#                                      loop, one run per set (default each
+#                                      piece, then all; "": none)
 # Goodput of vector add + transfer vs grid, stream-ordered epochs with no
 # host per epoch: ucp_device_put at thread, warp and block level with a
 # ucp_device_counter_inc per block, part/ucx's store loop into the
@@ -58,6 +61,14 @@ run() { # name b_ucx_device-args...
 }
 for v in ${BENCH_VARIANTS:-ucx_put_thread ucx_put_warp ucx_put_block kernel_copy_get_ptr kernel_copy memcpy_limit}; do
     run "goodput-$v" goodput "$v" "$grids"
+done
+# What part/ucx's stream-ordered kernel copy adds to this loop in
+# host-memory traffic, each piece alone, then all of them
+# (kernel_copy_hostwords), at the grids where latency counts.
+for set in ${BENCH_HOSTWORDS_SETS-arrival done rtrread rxwrite events arrival,done,rtrread,rxwrite,events}; do
+    export BENCH_LABEL=nvlink+${set//,/+} BENCH_HOSTWORDS=$set
+    run "goodput-hostwords-${set//,/+}" goodput kernel_copy_hostwords 1,4,16,64,256
+    unset BENCH_LABEL BENCH_HOSTWORDS
 done
 bench_machine "$out"
 py=$(bench_python)

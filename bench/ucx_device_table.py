@@ -45,6 +45,31 @@ def ptxas(path):
     return out
 
 
+def hostwords(gp):
+    """Lines of the kernel_copy_hostwords table: microseconds an epoch with
+    each piece of host-memory traffic added to kernel_copy's loop, and what
+    it adds to kernel_copy's own time at the same grid."""
+    sets = sorted({k[0] for k in gp if "+" in k[0] and k[1] == "kernel_copy_hostwords"},
+                  key=lambda p: (p.count("+"), p))
+    if not sets:
+        return []
+    grids = sorted({k[2] for k in gp if k[0] in sets})
+    us = lambda v, g: None if not v else g * 8192 / (v * 1e3)  # noqa: E731
+    out = ["", "host-memory traffic of part/ucx's stream-ordered kernel copy added to "
+           "kernel_copy's loop: us an epoch (+ us over kernel_copy)",
+           f"{'added':>40}" + "".join(f"{g:>16}" for g in grids)]
+    for path in sets:
+        base = path.split("+", 1)[0]
+        cells = []
+        for g in grids:
+            t = us(gp.get((path, "kernel_copy_hostwords", g)), g)
+            t0 = us(gp.get((base, "kernel_copy", g)), g)
+            cell = "-" if t is None else f"{t:.2f}" + ("" if t0 is None else f" (+{t - t0:.2f})")
+            cells.append(f"{cell:>16}")
+        out.append(f"{path.split('+', 1)[1].replace('+', ','):>40}" + "".join(cells))
+    return out
+
+
 def report(rows, ptxas_path=None):
     """The tables as a string, from the CSV rows (dicts)."""
     gp, regs = {}, {}
@@ -55,7 +80,8 @@ def report(rows, ptxas_path=None):
         elif r["bench"] == "ucxdev_regs":
             regs[r["component"]] = (int(r["value"]), int(r["param2"]))
     out = []
-    for path in sorted({k[0] for k in gp}):
+    # kernel_copy_hostwords runs are labelled PATH+PIECE+...: their own table
+    for path in sorted({k[0] for k in gp if "+" not in k[0]}):
         grids = sorted({k[2] for k in gp if k[0] == path})
         out += ["", f"UCX device API vs part/ucx's kernel copy: goodput [GB/s] ({path}; 8 KiB a "
                 "block, stream-ordered epochs)",
@@ -80,6 +106,7 @@ def report(rows, ptxas_path=None):
             out.append(f"{g:>8}" + "".join(cells))
         out.append(f"{'lowest':>8}" + "".join(
             f"{fmt(lowest.get(k), '.2f') + ('x' if k in lowest else ' '):>18}" for k in ratios))
+    out += hostwords(gp)
     compiled = ptxas(ptxas_path)
     if regs or compiled:
         out += ["", f"registers a thread (ptxas -v; at run time, cudaFuncGetAttributes); "
