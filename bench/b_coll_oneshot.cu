@@ -1,0 +1,286 @@
+/* The GPU-executed partitioned allreduce of issue 22, as a prototype
+ * outside MPI's data path, against its two limits, on ranks of one node
+ * whose GPU buffers CUDA IPC maps (MPI only exchanges the IPC handles and
+ * holds barriers):
+ *   b_coll_oneshot GRIDS   a kernel of GRID blocks x 1024 threads writes
+ *                          one float per thread (block b: partition b),
+ *                          then the buffer is summed across ranks:
+ *     kernel_alone       the kernel, cudaStreamSynchronize (first limit)
+ *     kernel_copy_limit  the kernel, then one cudaMemcpyAsync of the bytes
+ *                        an allreduce must move a rank at the least,
+ *                        2 (n - 1) / n of the buffer, synchronize (second
+ *                        limit)
+ *     oneshot_host       one-shot, host-started: a collective kernel on a
+ *                        side stream (launched first, a bounded number of
+ *                        blocks) waits for each partition's ready word on
+ *                        every rank (the producing block's release store,
+ *                        what MPIX_Pready would write), sums the ranks'
+ *                        partitions through the IPC mappings in rank order
+ *                        (every rank gets the same bits), tells each owner
+ *                        it has read them (its word in the owner's
+ *                        consumed array), and ends once every rank has
+ *                        read this rank's partitions; the host synchronizes
+ *                        both streams (MPI_Start/MPI_Wait's place)
+ *     oneshot_stream     the same, stream-ordered: the side stream forks
+ *                        from the kernel's stream before the kernel and
+ *                        joins after it, epochs back to back, one
+ *                        synchronization at the end
+ * Epoch e's values depend on the rank, the epoch and the element; every
+ * variant's last epoch is checked on every rank. Output: CSV rows
+ * gallreduce,COMPONENT,GRID,RANKS,us an epoch,us on rank 0. */
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include "../examples/common.h" /* CUDA() checks, one GPU per local rank */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+static int rank, size;
+
+enum { THREADS = 1024, MAX_RANKS = 8, COLL_BLOCKS = 64 };
+
+__device__ __host__ static inline float val(long i, int r, uint64_t e)
+{
+    return (float) ((i % 7) + r + (long) (e % 5));
+}
+
+/* What the kernels of an epoch need: every rank's window (its partitions'
+ * data, ready words and consumed words), mapped here. */
+struct windows {
+    const float *src[MAX_RANKS];
+    const volatile uint64_t *ready[MAX_RANKS];
+    volatile uint64_t *consumed[MAX_RANKS]; /* [reader * parts + p] */
+};
+
+__device__ static inline void fence_sys(void)
+{
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
+/* The application's kernel: block b writes partition b, then marks it. */
+__global__ void produce(float *x, volatile uint64_t *ready, int r, uint64_t e)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, e);
+    __syncthreads();
+    if (0 == threadIdx.x) {
+        fence_sys(); /* the block's data before its mark (cumulative after the barrier) */
+        ready[blockIdx.x] = e;
+    }
+}
+
+__global__ void produce_plain(float *x, int r, uint64_t e)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, e);
+}
+
+/* The collective: each block takes partitions blockIdx.x, + gridDim.x, ... */
+__global__ void oneshot(struct windows w, float *y, int parts, int me, int n, uint64_t e)
+{
+    for (int p = blockIdx.x; p < parts; p += gridDim.x) {
+        if (0 == threadIdx.x) {
+            for (int r = 0; r < n; ++r) {
+                while (w.ready[r][p] < e) {
+                    __nanosleep(32);
+                }
+            }
+            fence_sys(); /* the marks before the data they publish */
+        }
+        __syncthreads();
+        long i = (long) p * THREADS + threadIdx.x;
+        float acc = 0;
+        for (int r = 0; r < n; ++r) {
+            acc += ((const volatile float *) w.src[r])[i];
+        }
+        y[i] = acc;
+        __syncthreads();
+        if (0 == threadIdx.x) {
+            fence_sys(); /* our reads done before the owners may overwrite */
+            for (int r = 0; r < n; ++r) {
+                w.consumed[r][(long) me * parts + p] = e;
+            }
+        }
+    }
+    /* complete once every rank has read this rank's partitions of this
+     * block's share: the application may then write its buffer again */
+    if (0 == threadIdx.x) {
+        for (int p = blockIdx.x; p < parts; p += gridDim.x) {
+            for (int r = 0; r < n; ++r) {
+                while (w.consumed[me][(long) r * parts + p] < e) {
+                    __nanosleep(32);
+                }
+            }
+        }
+    }
+}
+
+static void check(const float *y, size_t n, uint64_t e, const char *what)
+{
+    std::vector<float> host(n);
+    CUDA(cudaMemcpy(host.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost));
+    size_t step = n / 4096 + 1;
+    for (size_t i = 0; i < n; i += step) {
+        float want = 0;
+        for (int r = 0; r < size; ++r) want += val((long) i, r, e);
+        if (host[i] != want) {
+            fprintf(stderr, "b_coll_oneshot %s: rank %d element %zu is %g, not %g (epoch %llu)\n",
+                    what, rank, i, host[i], want, (unsigned long long) e);
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        }
+    }
+}
+
+static void report(const char *comp, int grid, double t, int iters)
+{
+    double max;
+    MPI_Reduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (0 == rank) {
+        printf("gallreduce,%s,%d,%d,%.3f,us\n", comp, grid, size, 1e6 * max / iters);
+        fflush(stdout);
+    }
+}
+
+static int iters_for(size_t bytes)
+{
+    size_t it = ((size_t) 512 << 20) / (bytes + 262144);
+    return (int) (it < 10 ? 10 : it > 300 ? 300 : it);
+}
+
+static void run(int grid, cudaStream_t s, cudaStream_t cs)
+{
+    size_t n = (size_t) grid * THREADS, bytes = n * sizeof(float);
+    size_t wbytes = bytes + (size_t) grid * sizeof(uint64_t) * (1 + size);
+    int iters = iters_for(bytes), blocks = grid < COLL_BLOCKS / size ? grid : COLL_BLOCKS / size;
+    char *win;
+    float *y, *scratch;
+    uint64_t e = 0;
+    double t;
+
+    /* this rank's window: data | ready[grid] | consumed[size][grid] */
+    CUDA(cudaMalloc(&win, wbytes));
+    CUDA(cudaMemset(win, 0, wbytes));
+    CUDA(cudaMalloc(&y, bytes));
+    CUDA(cudaMalloc(&scratch, 2 * bytes));
+    CUDA(cudaDeviceSynchronize());
+    cudaIpcMemHandle_t mine, all[MAX_RANKS];
+    CUDA(cudaIpcGetMemHandle(&mine, win));
+    MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, MPI_COMM_WORLD);
+    struct windows w = {};
+    char *base[MAX_RANKS];
+    for (int r = 0; r < size; ++r) {
+        if (r == rank) {
+            base[r] = win;
+        } else {
+            CUDA(cudaIpcOpenMemHandle((void **) &base[r], all[r], cudaIpcMemLazyEnablePeerAccess));
+        }
+        w.src[r] = (const float *) base[r];
+        w.ready[r] = (const volatile uint64_t *) (base[r] + bytes);
+        w.consumed[r] = (volatile uint64_t *) (base[r] + bytes + (size_t) grid * sizeof(uint64_t));
+    }
+    float *x = (float *) win;
+    volatile uint64_t *ready = (volatile uint64_t *) (win + bytes);
+
+    /* the first limit: the kernel alone */
+    t = 0;
+    for (int it = -1; it < iters; ++it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        produce_plain<<<grid, THREADS, 0, s>>>(scratch, rank, 1);
+        CUDA(cudaStreamSynchronize(s));
+        if (it >= 0) t += MPI_Wtime() - t0;
+    }
+    report("kernel_alone", grid, t, iters);
+
+    /* the second limit: the kernel and a copy of 2 (n - 1) / n of its bytes */
+    size_t move = 2 * bytes * (size - 1) / size;
+    t = 0;
+    for (int it = -1; it < iters; ++it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        produce_plain<<<grid, THREADS, 0, s>>>(scratch, rank, 1);
+        CUDA(cudaMemcpyAsync((char *) scratch + bytes, scratch, move < bytes ? move : bytes,
+                             cudaMemcpyDeviceToDevice, s));
+        if (move > bytes) {
+            CUDA(cudaMemcpyAsync(scratch, (char *) scratch + bytes, move - bytes,
+                                 cudaMemcpyDeviceToDevice, s));
+        }
+        CUDA(cudaStreamSynchronize(s));
+        if (it >= 0) t += MPI_Wtime() - t0;
+    }
+    report("kernel_copy_limit", grid, t, iters);
+
+    /* one-shot, host-started */
+    t = 0;
+    for (int it = -1; it < iters; ++it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        ++e;
+        oneshot<<<blocks, THREADS, 0, cs>>>(w, y, grid, rank, size, e);
+        produce<<<grid, THREADS, 0, s>>>(x, ready, rank, e);
+        CUDA(cudaStreamSynchronize(s));
+        CUDA(cudaStreamSynchronize(cs));
+        if (it >= 0) t += MPI_Wtime() - t0;
+    }
+    check(y, n, e, "oneshot_host");
+    report("oneshot_host", grid, t, iters);
+
+    /* one-shot, stream-ordered: fork before the kernel, join after it */
+    cudaEvent_t fork, join;
+    CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int it = 0; it < iters; ++it) {
+        ++e;
+        CUDA(cudaEventRecord(fork, s));
+        CUDA(cudaStreamWaitEvent(cs, fork, 0));
+        oneshot<<<blocks, THREADS, 0, cs>>>(w, y, grid, rank, size, e);
+        CUDA(cudaEventRecord(join, cs));
+        produce<<<grid, THREADS, 0, s>>>(x, ready, rank, e);
+        CUDA(cudaStreamWaitEvent(s, join, 0));
+    }
+    CUDA(cudaStreamSynchronize(s));
+    t = MPI_Wtime() - t0;
+    check(y, n, e, "oneshot_stream");
+    report("oneshot_stream", grid, t, iters);
+
+    CUDA(cudaEventDestroy(fork));
+    CUDA(cudaEventDestroy(join));
+    MPI_Barrier(MPI_COMM_WORLD); /* no peer reads our window any more */
+    for (int r = 0; r < size; ++r) {
+        if (r != rank) CUDA(cudaIpcCloseMemHandle(base[r]));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CUDA(cudaFree(win));
+    CUDA(cudaFree(y));
+    CUDA(cudaFree(scratch));
+}
+
+int main(int argc, char **argv)
+{
+    (void) example_select_gpu();
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc < 2 || size > MAX_RANKS) {
+        if (0 == rank) fprintf(stderr, "usage: mpirun -np 2..%d b_coll_oneshot GRIDS\n", MAX_RANKS);
+        MPI_Finalize();
+        return 2;
+    }
+    cudaStream_t s, cs;
+    CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    /* every kernel loaded before a kernel waits for another (lazy loading) */
+    cudaFuncAttributes fa;
+    CUDA(cudaFuncGetAttributes(&fa, produce));
+    CUDA(cudaFuncGetAttributes(&fa, produce_plain));
+    CUDA(cudaFuncGetAttributes(&fa, oneshot));
+    for (char *g = strtok(argv[1], ","); g; g = strtok(NULL, ",")) run(atoi(g), s, cs);
+    CUDA(cudaStreamDestroy(s));
+    CUDA(cudaStreamDestroy(cs));
+    MPI_Finalize();
+    return 0;
+}
