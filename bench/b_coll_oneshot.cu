@@ -1,4 +1,4 @@
-/* The GPU-executed partitioned allreduce of issue 22, as a prototype
+/* The GPU-executed partitioned allreduce of issue 22, as prototypes
  * outside MPI's data path, against its two limits, on ranks of one node
  * whose GPU buffers CUDA IPC maps (MPI only exchanges the IPC handles and
  * holds barriers):
@@ -25,6 +25,13 @@
  *                        from the kernel's stream before the kernel and
  *                        joins after it, epochs back to back, one
  *                        synchronization at the end
+ *     twoshot_host,      two-shot (for large data: each rank moves
+ *     twoshot_stream     2 (n - 1) / n of the bytes, as the ring): rank r
+ *                        sums slice r of each partition over the ranks and
+ *                        stores the sum into every rank's result, then
+ *                        says so in each rank's window; a rank is done
+ *                        once every slice of its result is there and every
+ *                        rank has read its data
  * Epoch e's values depend on the rank, the epoch and the element; every
  * variant's last epoch is checked on every rank. Output: CSV rows
  * gallreduce,COMPONENT,GRID,RANKS,us an epoch,us on rank 0. */
@@ -47,12 +54,37 @@ __device__ __host__ static inline float val(long i, int r, uint64_t e)
 }
 
 /* What the kernels of an epoch need: every rank's window (its partitions'
- * data, ready words and consumed words), mapped here. */
+ * data and result, and its words), mapped here. */
 struct windows {
     const float *src[MAX_RANKS];
+    float *dst[MAX_RANKS];                  /* the results (two-shot stores into them) */
     const volatile uint64_t *ready[MAX_RANKS];
-    volatile uint64_t *consumed[MAX_RANKS]; /* [reader * parts + p] */
+    volatile uint64_t *consumed[MAX_RANKS]; /* [reader * parts + p]: read its data */
+    volatile uint64_t *slices[MAX_RANKS];   /* [writer * parts + p]: stored its slice */
 };
+
+/* Thread 0 of a block: until every rank has marked partition p ready. */
+__device__ static inline void wait_ready(const struct windows &w, int p, int n, uint64_t e)
+{
+    for (int r = 0; r < n; ++r) {
+        while (w.ready[r][p] < e) {
+            __nanosleep(32);
+        }
+    }
+}
+
+/* Thread 0 of a block: until `words` (this rank's, one per rank and
+ * partition) show epoch e for every rank and this block's partitions. */
+__device__ static inline void wait_words(volatile uint64_t *words, int parts, int n, uint64_t e)
+{
+    for (int p = blockIdx.x; p < parts; p += gridDim.x) {
+        for (int r = 0; r < n; ++r) {
+            while (words[(long) r * parts + p] < e) {
+                __nanosleep(32);
+            }
+        }
+    }
+}
 
 __device__ static inline void fence_sys(void)
 {
@@ -77,16 +109,14 @@ __global__ void produce_plain(float *x, int r, uint64_t e)
     x[i] = val(i, r, e);
 }
 
-/* The collective: each block takes partitions blockIdx.x, + gridDim.x, ... */
-__global__ void oneshot(struct windows w, float *y, int parts, int me, int n, uint64_t e)
+/* The collectives: each block takes partitions blockIdx.x, + gridDim.x,
+ * ... Data from other ranks is read volatile: L1 is not coherent, and a
+ * block may have read the same address in an earlier epoch. */
+__global__ void oneshot(struct windows w, int parts, int me, int n, uint64_t e)
 {
     for (int p = blockIdx.x; p < parts; p += gridDim.x) {
         if (0 == threadIdx.x) {
-            for (int r = 0; r < n; ++r) {
-                while (w.ready[r][p] < e) {
-                    __nanosleep(32);
-                }
-            }
+            wait_ready(w, p, n, e);
             fence_sys(); /* the marks before the data they publish */
         }
         __syncthreads();
@@ -95,7 +125,7 @@ __global__ void oneshot(struct windows w, float *y, int parts, int me, int n, ui
         for (int r = 0; r < n; ++r) {
             acc += ((const volatile float *) w.src[r])[i];
         }
-        y[i] = acc;
+        w.dst[me][i] = acc;
         __syncthreads();
         if (0 == threadIdx.x) {
             fence_sys(); /* our reads done before the owners may overwrite */
@@ -107,13 +137,46 @@ __global__ void oneshot(struct windows w, float *y, int parts, int me, int n, ui
     /* complete once every rank has read this rank's partitions of this
      * block's share: the application may then write its buffer again */
     if (0 == threadIdx.x) {
-        for (int p = blockIdx.x; p < parts; p += gridDim.x) {
+        wait_words(w.consumed[me], parts, n, e);
+    }
+}
+
+__global__ void twoshot(struct windows w, int parts, int me, int n, uint64_t e)
+{
+    int slice = THREADS / n; /* n divides 1024 */
+    for (int p = blockIdx.x; p < parts; p += gridDim.x) {
+        if (0 == threadIdx.x) {
+            /* every rank ready also means every rank's result is free for
+             * this epoch: it started the epoch after it finished the last */
+            wait_ready(w, p, n, e);
+            fence_sys();
+        }
+        __syncthreads();
+        if ((int) threadIdx.x < slice) {
+            long i = (long) p * THREADS + (long) me * slice + threadIdx.x;
+            float acc = 0;
             for (int r = 0; r < n; ++r) {
-                while (w.consumed[me][(long) r * parts + p] < e) {
-                    __nanosleep(32);
-                }
+                acc += ((const volatile float *) w.src[r])[i];
+            }
+            for (int r = 0; r < n; ++r) {
+                w.dst[r][i] = acc;
             }
         }
+        __syncthreads();
+        if (0 == threadIdx.x) {
+            fence_sys(); /* our reads and stores before the words that say so */
+            for (int r = 0; r < n; ++r) {
+                w.consumed[r][(long) me * parts + p] = e;
+                w.slices[r][(long) me * parts + p] = e;
+            }
+        }
+    }
+    /* complete once every slice of this rank's result of this block's
+     * share is there and every rank has read this rank's data */
+    if (0 == threadIdx.x) {
+        wait_words(w.slices[me], parts, n, e);
+        wait_words(w.consumed[me], parts, n, e);
+        fence_sys(); /* the slices' data before what follows the kernel */
     }
 }
 
@@ -152,17 +215,18 @@ static int iters_for(size_t bytes)
 static void run(int grid, cudaStream_t s, cudaStream_t cs)
 {
     size_t n = (size_t) grid * THREADS, bytes = n * sizeof(float);
-    size_t wbytes = bytes + (size_t) grid * sizeof(uint64_t) * (1 + size);
+    size_t words = (size_t) grid * sizeof(uint64_t);
+    size_t wbytes = 2 * bytes + words * (1 + 2 * size);
     int iters = iters_for(bytes), blocks = grid < COLL_BLOCKS / size ? grid : COLL_BLOCKS / size;
     char *win;
-    float *y, *scratch;
+    float *scratch;
     uint64_t e = 0;
     double t;
 
-    /* this rank's window: data | ready[grid] | consumed[size][grid] */
+    /* this rank's window: data | result | ready[grid] | consumed[size][grid]
+     * | slices[size][grid] */
     CUDA(cudaMalloc(&win, wbytes));
     CUDA(cudaMemset(win, 0, wbytes));
-    CUDA(cudaMalloc(&y, bytes));
     CUDA(cudaMalloc(&scratch, 2 * bytes));
     CUDA(cudaDeviceSynchronize());
     cudaIpcMemHandle_t mine, all[MAX_RANKS];
@@ -177,11 +241,13 @@ static void run(int grid, cudaStream_t s, cudaStream_t cs)
             CUDA(cudaIpcOpenMemHandle((void **) &base[r], all[r], cudaIpcMemLazyEnablePeerAccess));
         }
         w.src[r] = (const float *) base[r];
-        w.ready[r] = (const volatile uint64_t *) (base[r] + bytes);
-        w.consumed[r] = (volatile uint64_t *) (base[r] + bytes + (size_t) grid * sizeof(uint64_t));
+        w.dst[r] = (float *) (base[r] + bytes);
+        w.ready[r] = (const volatile uint64_t *) (base[r] + 2 * bytes);
+        w.consumed[r] = (volatile uint64_t *) (base[r] + 2 * bytes + words);
+        w.slices[r] = (volatile uint64_t *) (base[r] + 2 * bytes + words * (1 + size));
     }
-    float *x = (float *) win;
-    volatile uint64_t *ready = (volatile uint64_t *) (win + bytes);
+    float *x = (float *) win, *y = (float *) (win + bytes);
+    volatile uint64_t *ready = (volatile uint64_t *) (win + 2 * bytes);
 
     /* the first limit: the kernel alone */
     t = 0;
@@ -212,41 +278,45 @@ static void run(int grid, cudaStream_t s, cudaStream_t cs)
     }
     report("kernel_copy_limit", grid, t, iters);
 
-    /* one-shot, host-started */
-    t = 0;
-    for (int it = -1; it < iters; ++it) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        ++e;
-        oneshot<<<blocks, THREADS, 0, cs>>>(w, y, grid, rank, size, e);
-        produce<<<grid, THREADS, 0, s>>>(x, ready, rank, e);
-        CUDA(cudaStreamSynchronize(s));
-        CUDA(cudaStreamSynchronize(cs));
-        if (it >= 0) t += MPI_Wtime() - t0;
-    }
-    check(y, n, e, "oneshot_host");
-    report("oneshot_host", grid, t, iters);
-
-    /* one-shot, stream-ordered: fork before the kernel, join after it */
+    /* one-shot and two-shot, host-started, then stream-ordered (fork before
+     * the kernel, join after it) */
     cudaEvent_t fork, join;
     CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
     CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (int it = 0; it < iters; ++it) {
-        ++e;
-        CUDA(cudaEventRecord(fork, s));
-        CUDA(cudaStreamWaitEvent(cs, fork, 0));
-        oneshot<<<blocks, THREADS, 0, cs>>>(w, y, grid, rank, size, e);
-        CUDA(cudaEventRecord(join, cs));
-        produce<<<grid, THREADS, 0, s>>>(x, ready, rank, e);
-        CUDA(cudaStreamWaitEvent(s, join, 0));
-    }
-    CUDA(cudaStreamSynchronize(s));
-    t = MPI_Wtime() - t0;
-    check(y, n, e, "oneshot_stream");
-    report("oneshot_stream", grid, t, iters);
+    typedef void (*coll_fn)(struct windows, int, int, int, uint64_t);
+    const coll_fn colls[2] = {oneshot, twoshot};
+    const char *names[2][2] = {{"oneshot_host", "oneshot_stream"}, {"twoshot_host", "twoshot_stream"}};
+    for (int k = 0; k < 2; ++k) {
+        t = 0;
+        for (int it = -1; it < iters; ++it) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            ++e;
+            colls[k]<<<blocks, THREADS, 0, cs>>>(w, grid, rank, size, e);
+            produce<<<grid, THREADS, 0, s>>>(x, ready, rank, e);
+            CUDA(cudaStreamSynchronize(s));
+            CUDA(cudaStreamSynchronize(cs));
+            if (it >= 0) t += MPI_Wtime() - t0;
+        }
+        check(y, n, e, names[k][0]);
+        report(names[k][0], grid, t, iters);
 
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int it = 0; it < iters; ++it) {
+            ++e;
+            CUDA(cudaEventRecord(fork, s));
+            CUDA(cudaStreamWaitEvent(cs, fork, 0));
+            colls[k]<<<blocks, THREADS, 0, cs>>>(w, grid, rank, size, e);
+            CUDA(cudaEventRecord(join, cs));
+            produce<<<grid, THREADS, 0, s>>>(x, ready, rank, e);
+            CUDA(cudaStreamWaitEvent(s, join, 0));
+        }
+        CUDA(cudaStreamSynchronize(s));
+        t = MPI_Wtime() - t0;
+        check(y, n, e, names[k][1]);
+        report(names[k][1], grid, t, iters);
+    }
     CUDA(cudaEventDestroy(fork));
     CUDA(cudaEventDestroy(join));
     MPI_Barrier(MPI_COMM_WORLD); /* no peer reads our window any more */
@@ -255,7 +325,6 @@ static void run(int grid, cudaStream_t s, cudaStream_t cs)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     CUDA(cudaFree(win));
-    CUDA(cudaFree(y));
     CUDA(cudaFree(scratch));
 }
 
@@ -278,6 +347,7 @@ int main(int argc, char **argv)
     CUDA(cudaFuncGetAttributes(&fa, produce));
     CUDA(cudaFuncGetAttributes(&fa, produce_plain));
     CUDA(cudaFuncGetAttributes(&fa, oneshot));
+    CUDA(cudaFuncGetAttributes(&fa, twoshot));
     for (char *g = strtok(argv[1], ","); g; g = strtok(NULL, ",")) run(atoi(g), s, cs);
     CUDA(cudaStreamDestroy(s));
     CUDA(cudaStreamDestroy(cs));

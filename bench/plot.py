@@ -163,10 +163,10 @@ if by["gallreduce"]:
         nc = t.get(("nccl", g, np_))
         p = t[(comp, g, np_)]
         print(f"{comp:>16} {g:>8} {np_:>4}  {tr / p if tr else 0:8.2f}x  {nc / p if nc else 0:8.2f}x")
-    print("\nGPU-executed one-shot (bench/b_coll_oneshot.cu, a prototype outside MPI's data path): "
+    print("\nGPU-executed one-shot and two-shot (bench/b_coll_oneshot.cu, prototypes outside MPI's data path): "
           "variant, grid, ranks, us, host engine (partitioned) / it, it / kernel_copy_limit; "
           "issue 22's targets: <= 15 us at 1-64 blocks, <= 1.3x the limit at 4-64 MiB (1K-16K blocks)")
-    for (comp, g, np_) in sorted(k for k in t if k[0].startswith("oneshot")):
+    for (comp, g, np_) in sorted(k for k in t if k[0].startswith(("oneshot", "twoshot"))):
         p = t[(comp, g, np_)]
         he = t.get(("partitioned", g, np_))
         lim = t.get(("kernel_copy_limit", g, np_))

@@ -7,7 +7,7 @@
 # MPIX_Pallreduce_init overhead. GPU (where a GPU is present): kernel +
 # allreduce vs grid size, traditional vs partitioned (device MPIX_Pready)
 # vs NCCL, and the init overhead on GPU buffers; then the GPU-executed
-# one-shot prototype (bench/b_coll_oneshot.cu) beside its two limits.
+# one-shot and two-shot prototypes (bench/b_coll_oneshot.cu) beside their two limits.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tools/env.sh"
@@ -63,7 +63,7 @@ if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
         echo "bench: ungrouped GPU allreduce failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
     run 2 "$build/b_coll_gpu" overhead
     [ "$ngpu" -ge 4 ] && run 4 "$build/b_coll_gpu" allreduce "$grids"
-    # the GPU-executed one-shot prototype and the two limits (issue 22),
+    # the GPU-executed one-shot and two-shot prototypes and the two limits (issue 22),
     # np 2 and 4 (ranks may share a GPU under CUDA MPS)
     "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
         -o "$build/b_coll_oneshot.o" "$here/bench/b_coll_oneshot.cu"
