@@ -29,9 +29,6 @@
 #include "part_ucx_device_plugin.h"
 
 #include <inttypes.h>
-#include <stdio.h>
-#include <unistd.h>
-
 
 /* Room for one more entry in a growing schedule array. */
 static int mca_part_ucx_coll_grow(void **array, int *max, int used, size_t size)
@@ -862,20 +859,23 @@ static void mca_part_ucx_coll_dump(const mca_part_ucx_request_t *req)
     size_t p;
     int i;
 
-    fprintf(stderr, "part/ucx dump %d:   collective: %zu of %zu partitions done, %d steps, "
-            "%d channels\n", (int) getpid(), c->done, c->parts, c->nsteps, c->nchans);
+    mca_part_ucx_dump_line("  collective: %zu of %zu partitions done, %d steps, %d channels",
+                           c->done, c->parts, c->nsteps, c->nchans);
     for (p = 0; p < c->parts; ++p) {
-        fprintf(stderr, "part/ucx dump %d:   partition %zu: state %d gpu_pending %d ready %zu/%zu "
-                "user_ready[0] %" PRIu64 " marked %d\n", (int) getpid(), p, c->state[p],
-                c->gpu_pending_state[p], c->ready_count[p], c->group, c->user_ready[p * c->group],
-                (NULL != req->dev) ? (int) mca_part_ucx_dev_marked(req, p * c->group) : -1);
+        mca_part_ucx_dump_line("  partition %zu: state %d gpu_pending %d ready %zu/%zu "
+                               "user_ready[0] %" PRIu64 " marked %d",
+                               p, c->state[p], c->gpu_pending_state[p], c->ready_count[p],
+                               c->group, c->user_ready[p * c->group],
+                               (NULL != req->dev) ? (int) mca_part_ucx_dev_marked(req, p * c->group)
+                                                  : -1);
     }
     for (i = 0; i < c->nchans; ++i) {
         ch = (mca_part_ucx_request_t *) c->chans[i].req;
-        fprintf(stderr, "part/ucx dump %d:   channel %d: %s peer %d epoch %" PRIu64
-                " state %d complete %d setup %d\n", (int) getpid(), i,
-                c->chans[i].send ? "send" : "recv", c->chans[i].peer, ch->epoch,
-                (int) ch->super.req_state, (int) REQUEST_COMPLETE(&ch->super), ch->setup);
+        mca_part_ucx_dump_line("  channel %d: %s peer %d epoch %" PRIu64
+                               " state %d complete %d setup %d",
+                               i, c->chans[i].send ? "send" : "recv", c->chans[i].peer, ch->epoch,
+                               (int) ch->super.req_state, (int) REQUEST_COMPLETE(&ch->super),
+                               ch->setup);
     }
 }
 

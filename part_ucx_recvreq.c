@@ -21,8 +21,6 @@
 #include "part_ucx_pvar.h"
 
 #include <inttypes.h>
-#include <stdio.h>
-#include <unistd.h>
 
 static opal_atomic_int32_t mca_part_ucx_parrived_busy;
 static opal_thread_local unsigned mca_part_ucx_parrived_misses;
@@ -957,9 +955,10 @@ static void mca_part_ucx_recv_dump(const mca_part_ucx_request_t *req)
     for (p = 0; NULL != flags && p < rreq->super.remote_parts; ++p) {
         arrived += (flags[p] >= req->epoch);
     }
-    fprintf(stderr, "part/ucx dump %d:   receive: %zu of %zu sender partitions arrived, "
-            "exposed %d, prefix %zu\n", (int) getpid(), arrived, rreq->super.remote_parts,
-            (int) rreq->exposed, rreq->arrived_prefix);
+    mca_part_ucx_dump_line("  receive: %zu of %zu sender partitions arrived, exposed %d, "
+                           "prefix %zu",
+                           arrived, rreq->super.remote_parts, (int) rreq->exposed,
+                           rreq->arrived_prefix);
 }
 
 static const mca_part_ucx_request_ops_t mca_part_ucx_recv_ops = {

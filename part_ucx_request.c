@@ -19,6 +19,7 @@
 #include "ompi/info/info.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -594,17 +595,28 @@ static bool mca_part_ucx_request_stream_done(mca_part_ucx_request_t *req)
     return true;
 }
 
+void mca_part_ucx_dump_line(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    (void) vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "part/ucx dump %d: %s\n", (int) getpid(), line);
+}
+
 static void mca_part_ucx_dump_one(const char *list, const mca_part_ucx_request_t *req)
 {
     const volatile uint64_t *w = req->stream_words.addr;
 
-    fprintf(stderr,
-            "part/ucx dump %d: %s request %p kind %d peer %d tag %d parts %zu: epoch %" PRIu64
+    mca_part_ucx_dump_line(
+            "%s request %p kind %d peer %d tag %d parts %zu: epoch %" PRIu64
             " state %d complete %d setup %d error %d; enqueued %d starts %" PRIu64
             " waits %" PRIu64 " driven %d drive_state %d enq_epoch %" PRIu64
             " words count/start/done %" PRIu64 "/%" PRIu64 "/%" PRIu64
-            " stream_epoch %" PRIu64 " stream_done %" PRIu64 "\n",
-            (int) getpid(), list, (void *) req, (int) req->kind, req->peer, req->tag, req->parts,
+            " stream_epoch %" PRIu64 " stream_done %" PRIu64,
+            list, (void *) req, (int) req->kind, req->peer, req->tag, req->parts,
             req->epoch, (int) req->super.req_state, (int) REQUEST_COMPLETE(&req->super),
             req->setup, req->error, (int) req->enqueued, req->starts, req->waits,
             (int) req->driven, req->drive_state, req->enq_epoch,
@@ -626,8 +638,7 @@ void mca_part_ucx_dump(void)
     if (!m->initialized) {
         return;
     }
-    fprintf(stderr, "part/ucx dump %d: %d active, %d driven\n", (int) getpid(),
-            (int) m->num_active, (int) m->num_driven);
+    mca_part_ucx_dump_line("%d active, %d driven", (int) m->num_active, (int) m->num_driven);
     for (item = m->active.next; NULL != item && item != &m->active; item = item->next) {
         mca_part_ucx_dump_one("active", container_of(item, mca_part_ucx_request_t, link));
     }

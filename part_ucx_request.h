@@ -330,6 +330,8 @@ int mca_part_ucx_request_progress(void);
  * read without locks (tools/hangdump.c calls it by name from a watchdog
  * thread). Not for use while the module is finalizing. */
 void mca_part_ucx_dump(void);
+/* One line of it ("part/ucx dump PID: " first): the kinds' dump ops use it. */
+void mca_part_ucx_dump_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True on the progress thread of stream-ordered epochs only. */
 extern opal_thread_local bool mca_part_ucx_on_progress_thread;
 void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);

@@ -20,8 +20,6 @@
 #include "part_ucx_pvar.h"
 
 #include <inttypes.h>
-#include <stdio.h>
-#include <unistd.h>
 
 /* Every partition costs two puts (data, then flag) per epoch. */
 #define MCA_PART_UCX_SEND_OPS(_req) ((int64_t) (_req)->parts * 2)
@@ -879,9 +877,9 @@ static void mca_part_ucx_send_dump(const mca_part_ucx_request_t *req)
         queued += (sreq->part_state[p] == MCA_PART_UCX_QUEUED(req->epoch));
         issued += (sreq->part_state[p] == MCA_PART_UCX_ISSUED(req->epoch));
     }
-    fprintf(stderr, "part/ucx dump %d:   send: %zu queued %zu issued, queued count %" PRId64
-            " puts done %" PRId64 ", rtr word %" PRIu64 " peer rtr %" PRIu64 "\n",
-            (int) getpid(), queued, issued, (int64_t) sreq->queued, (int64_t) sreq->ops_done,
+    mca_part_ucx_dump_line("  send: %zu queued %zu issued, queued count %" PRId64
+                           " puts done %" PRId64 ", rtr word %" PRIu64 " peer rtr %" PRIu64,
+                           queued, issued, (int64_t) sreq->queued, (int64_t) sreq->ops_done,
             (NULL == sreq->rtr_block.addr) ? 0 : *(volatile uint64_t *) sreq->rtr_block.addr,
             (NULL == sreq->peer_rtr) ? 0 : *sreq->peer_rtr);
 }

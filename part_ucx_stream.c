@@ -210,13 +210,20 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
 
 /* Epochs the host runs need CUDA to keep the streams of the progress
  * thread's GPU work off the waiting stream's hardware queue: say so once
- * where too few queues may share them out (CUDA reads the variable when
- * the process starts using CUDA, so it is only checked here). */
+ * where too few queues may share them out. CUDA reads the variable when
+ * the process starts using CUDA, so the first such epoch checks it, not
+ * every start. */
 static void mca_part_ucx_stream_connections(const mca_part_ucx_request_t *req)
 {
     static opal_atomic_int32_t told = 0;
-    const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    static volatile bool checked = false;
+    const char *v;
 
+    if (checked) {
+        return;
+    }
+    checked = true;
+    v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
     if (NULL == v || atoi(v) < 16) {
         mca_part_ucx_show_help(&told, "stream connections", mca_part_ucx_stream_kind(req),
                                req->peer, req->tag, (NULL == v) ? "8 (unset)" : v);
