@@ -25,14 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-static int rank, size;
-static const char *label = "";
-
-__device__ __host__ static inline float val(long i, int r, int it)
-{
-    return (float) ((i % 7) + r + it % 3);
-}
+#include "coll_gpu.h"
 
 __global__ void compute(float *x, int it, int r)
 {
@@ -50,37 +43,6 @@ __global__ void compute_pready(float *x, int it, int r, int bpp, MPIX_Prequest p
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, it);
     BENCH_PREADY(blockIdx.x / bpp, preq);
-}
-
-static int iters_for(size_t bytes)
-{
-    size_t it = ((size_t) 512 << 20) / (bytes + 262144);
-    return (int) (it < 10 ? 10 : it > 300 ? 300 : it);
-}
-
-static void check(const float *y, size_t n, int it, const char *what)
-{
-    static float host[4096];
-    size_t step = n / 4096 + 1, k = 0;
-    for (size_t i = 0; i < n && k < 4096; i += step, ++k) {
-        CUDA(cudaMemcpy(&host[k], y + i, sizeof(float), cudaMemcpyDeviceToHost));
-        float want = 0;
-        for (int r = 0; r < size; ++r) want += val((long) i, r, it);
-        if (host[k] != want) {
-            fprintf(stderr, "b_coll_gpu %s: element %zu is %g, not %g\n", what, i, host[k], want);
-            MPI_Abort(MPI_COMM_WORLD, 4);
-        }
-    }
-}
-
-static void report(const char *comp, int grid, double t, int iters)
-{
-    double max;
-    MPI_Reduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (0 == rank) {
-        printf("gallreduce,%s%s,%d,%d,%.3f,us\n", comp, label, grid, size, 1e6 * max / iters);
-        fflush(stdout);
-    }
 }
 
 static void allreduce(int grid, cudaStream_t s, void *nccl)

@@ -38,20 +38,13 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include "../examples/common.h" /* CUDA() checks, one GPU per local rank */
+#include "coll_gpu.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <vector>
-
-static int rank, size;
 
 enum { THREADS = 1024, MAX_RANKS = 8, COLL_BLOCKS = 64 };
-
-__device__ __host__ static inline float val(long i, int r, uint64_t e)
-{
-    return (float) ((i % 7) + r + (long) (e % 5));
-}
 
 /* What the kernels of an epoch need: every rank's window (its partitions'
  * data and result, and its words), mapped here. */
@@ -95,7 +88,7 @@ __device__ static inline void fence_sys(void)
 __global__ void produce(float *x, volatile uint64_t *ready, int r, uint64_t e)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
-    x[i] = val(i, r, e);
+    x[i] = val(i, r, (long) e);
     __syncthreads();
     if (0 == threadIdx.x) {
         fence_sys(); /* the block's data before its mark (cumulative after the barrier) */
@@ -106,7 +99,7 @@ __global__ void produce(float *x, volatile uint64_t *ready, int r, uint64_t e)
 __global__ void produce_plain(float *x, int r, uint64_t e)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
-    x[i] = val(i, r, e);
+    x[i] = val(i, r, (long) e);
 }
 
 /* The collectives: each block takes partitions blockIdx.x, + gridDim.x,
@@ -178,38 +171,6 @@ __global__ void twoshot(struct windows w, int parts, int me, int n, uint64_t e)
         wait_words(w.consumed[me], parts, n, e);
         fence_sys(); /* the slices' data before what follows the kernel */
     }
-}
-
-static void check(const float *y, size_t n, uint64_t e, const char *what)
-{
-    std::vector<float> host(n);
-    CUDA(cudaMemcpy(host.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost));
-    size_t step = n / 4096 + 1;
-    for (size_t i = 0; i < n; i += step) {
-        float want = 0;
-        for (int r = 0; r < size; ++r) want += val((long) i, r, e);
-        if (host[i] != want) {
-            fprintf(stderr, "b_coll_oneshot %s: rank %d element %zu is %g, not %g (epoch %llu)\n",
-                    what, rank, i, host[i], want, (unsigned long long) e);
-            MPI_Abort(MPI_COMM_WORLD, 4);
-        }
-    }
-}
-
-static void report(const char *comp, int grid, double t, int iters)
-{
-    double max;
-    MPI_Reduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (0 == rank) {
-        printf("gallreduce,%s,%d,%d,%.3f,us\n", comp, grid, size, 1e6 * max / iters);
-        fflush(stdout);
-    }
-}
-
-static int iters_for(size_t bytes)
-{
-    size_t it = ((size_t) 512 << 20) / (bytes + 262144);
-    return (int) (it < 10 ? 10 : it > 300 ? 300 : it);
 }
 
 static void run(int grid, cudaStream_t s, cudaStream_t cs)
@@ -298,7 +259,7 @@ static void run(int grid, cudaStream_t s, cudaStream_t cs)
             CUDA(cudaStreamSynchronize(cs));
             if (it >= 0) t += MPI_Wtime() - t0;
         }
-        check(y, n, e, names[k][0]);
+        check(y, n, (long) e, names[k][0]);
         report(names[k][0], grid, t, iters);
 
         MPI_Barrier(MPI_COMM_WORLD);
@@ -314,7 +275,7 @@ static void run(int grid, cudaStream_t s, cudaStream_t cs)
         }
         CUDA(cudaStreamSynchronize(s));
         t = MPI_Wtime() - t0;
-        check(y, n, e, names[k][1]);
+        check(y, n, (long) e, names[k][1]);
         report(names[k][1], grid, t, iters);
     }
     CUDA(cudaEventDestroy(fork));
