@@ -701,9 +701,12 @@ int main(int argc, char **argv)
      * kernel's, rank 1: its stream's), and rank 1's event */
     uint64_t *host_words = NULL, *host_dev = NULL;
     cudaEvent_t ev = NULL;
-    CUDA(cudaHostAlloc(&host_words, ((size_t) maxg + 8) * sizeof(uint64_t), cudaHostAllocMapped));
-    CUDA(cudaHostGetDevicePointer((void **) &host_dev, host_words, 0));
-    CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    if (V_KCOPY_HOST == v) {
+        CUDA(cudaHostAlloc(&host_words, ((size_t) maxg + 8) * sizeof(uint64_t),
+                           cudaHostAllocMapped));
+        CUDA(cudaHostGetDevicePointer((void **) &host_dev, host_words, 0));
+        CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    }
     x.host_bits = host_bits;
     x.host = host_dev;
     if (0 == rank) {
@@ -766,8 +769,10 @@ int main(int argc, char **argv)
         }
     }
     CUDA(cudaFree(dwrong));
-    CUDA(cudaEventDestroy(ev));
-    CUDA(cudaFreeHost(host_words));
+    if (V_KCOPY_HOST == v) {
+        CUDA(cudaEventDestroy(ev));
+        CUDA(cudaFreeHost(host_words));
+    }
     ucx_close(&u);
     CUDA(cudaFree(buf));
     if (0 == rank) {
