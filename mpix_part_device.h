@@ -68,7 +68,7 @@
  * (MPIX_PREQUEST_LAYOUT of <mpi-ext.h>), and an Open MPI with another one
  * fails the call. Any change of the struct takes a new number, here and
  * in ompi/mpiext/part/c/mpiext_part_c.h. */
-#define MPIX_PART_DEVICE_LAYOUT 2
+#define MPIX_PART_DEVICE_LAYOUT 3
 #if defined(MPIX_PREQUEST_LAYOUT) && MPIX_PREQUEST_LAYOUT != MPIX_PART_DEVICE_LAYOUT
 #error "mpix_part_device.h and mpi-ext.h come from different Open MPI installs"
 #endif
@@ -186,6 +186,16 @@ struct mpix_prequest_s {
      * for it instead of leaving its group to the host.
      * MPIX_PREQUEST_STREAM_KERNELS: the kernels count the epochs. */
     unsigned long long stream_started;
+    /* Receive: the done word the sender's kernels write into this side's
+     * GPU memory once every partition of an epoch has arrived (NULL:
+     * none). Written before the arrival flags, which are host memory. */
+    const volatile uint64_t *done_gpu;
+    /* Receive: this side's ready-to-receive in its GPU memory (NULL:
+     * none), which its stream sets to the epoch at each enqueued start:
+     * the epoch of MPIX_Parrived where it is later than *epoch, which a
+     * stream does not write (a stream's write to host memory costs it a
+     * system-wide flush). */
+    const volatile uint64_t *epoch_gpu;
 };
 
 #ifdef __CUDACC__
@@ -270,11 +280,18 @@ __device__ static inline bool mpix_part_rtr_read(struct mpix_prequest_s *preq, u
 __device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, uint64_t epoch)
 {
     const volatile uint64_t *dev = preq->rtr_dev;
+    bool started = *(volatile unsigned long long *) &preq->stream_started >= epoch;
 
-    if ((NULL != dev && *dev >= epoch) || mpix_part_rtr_read(preq, epoch)) {
+    if (NULL != dev && *dev >= epoch) {
         return true;
     }
-    if (*(volatile unsigned long long *) &preq->stream_started < epoch) {
+    /* A host-started epoch reads the host word once. A stream-started one
+     * waits for the GPU word, where there is one: a read of host memory
+     * from many groups at once takes microseconds each. */
+    if ((!started || NULL == dev) && mpix_part_rtr_read(preq, epoch)) {
+        return true;
+    }
+    if (!started) {
         return false;
     }
     /* The host word too, where a receiver whose host starts its epochs
@@ -293,15 +310,14 @@ __device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, 
     }
 }
 
-/* A transport group of epoch `mark` is complete (its data released): the
- * group that completes the epoch's last one releases, at system scope,
- * every group's stores (each released its own with a system fence before
- * counting) and writes the epoch into the receiver's and this side's done
- * words, GPU words first: a stream waits on those. Where a group was left to
- * the host its data is still to move: the host completes that epoch. The
- * counter is reset by subtraction, so that a group of the next epoch
- * counting early is kept. */
-__device__ static __noinline__ void mpix_part_epoch_count(struct mpix_prequest_s *preq,
+/* A transport group of epoch `mark` is complete (its data released):
+ * whether this completes the epoch, every group's data moved by kernels
+ * (where a group was left to the host its data is still to move: the host
+ * completes that epoch). The last group acquires the others' stores, which
+ * each released with its own system fence before counting, so that its
+ * done words release them all. The counter is reset by subtraction, so
+ * that a group of the next epoch counting early is kept. */
+__device__ static __noinline__ bool mpix_part_epoch_count(struct mpix_prequest_s *preq,
                                                          uint64_t mark)
 {
     unsigned long long inc = 1, v;
@@ -311,23 +327,20 @@ __device__ static __noinline__ void mpix_part_epoch_count(struct mpix_prequest_s
     }
     v = atomicAdd(&preq->groups_done, inc) + inc;
     if ((unsigned) v != preq->groups) {
-        return;
+        return false;
     }
     atomicAdd(&preq->groups_done, 0ull - v);
     if (0 != (v >> 32)) {
-        return;
+        return false;
     }
+    if (1 != preq->groups) {
 #if __CUDA_ARCH__ >= 700
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
+        asm volatile("fence.acq_rel.sys;" ::: "memory");
 #else
-    __threadfence_system();
+        __threadfence_system();
 #endif
-    if (NULL != preq->remote_done_dev) {
-        *preq->remote_done_dev = mark;
     }
-    *(volatile unsigned long long *) &preq->done_dev = mark;
-    *preq->remote_done = mark;
-    *preq->done = mark;
+    return true;
 }
 
 /* Whether epoch e (its low 32 bits) comes after `done`. */
@@ -466,21 +479,32 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
     /* loaded once: a volatile store may alias them, and a reload waits
      * behind the kernel's stores */
     volatile uint64_t *remote = preq->remote_arrived, *ready = preq->ready;
+    bool done;
 
 #if __CUDA_ARCH__ >= 700
     asm volatile("fence.acq_rel.sys;" ::: "memory");
 #else
     __threadfence_system();
 #endif
+    /* The words streams wait on (GPU memory) first, the host-memory words
+     * after them with no fence of their own: a system fence waits until
+     * every earlier store has reached its memory, and a store to host
+     * memory takes about a microsecond to get there. The data is released
+     * to them all by the fence above. */
+    done = NULL != preq->remote_done && mpix_part_epoch_count(preq, mark);
+    if (done) {
+        if (NULL != preq->remote_done_dev) {
+            *preq->remote_done_dev = mark;
+        }
+        *(volatile unsigned long long *) &preq->done_dev = mark;
+    }
     for (p = first; NULL != remote && 0 == (mark & MPIX_PREQUEST_MARK_HOST) && p < first + count;
          ++p) {
         remote[p] = mark; /* set only with a kernel copy */
     }
-    /* The arrivals come before the done words (work after a stream's wait
-     * may read them), this host's mark after: the last group's fence then
-     * does not wait for it to reach host memory. */
-    if (NULL != preq->remote_done) {
-        mpix_part_epoch_count(preq, mark);
+    if (done) {
+        *preq->remote_done = mark;
+        *preq->done = mark;
     }
     ready[first] = mark;
 }
@@ -627,6 +651,16 @@ __device__ static inline int MPIX_Parrived(struct mpix_prequest_s *preq, int par
         return MPI_ERR_ARG;
     }
     uint64_t e = *preq->epoch;
+    if (NULL != preq->epoch_gpu && *preq->epoch_gpu > e) {
+        e = *preq->epoch_gpu;
+    }
+    /* the whole epoch arrived: the sender's kernels write this word before
+     * the flags, which may still be on their way to host memory */
+    if (NULL != preq->done_gpu && *preq->done_gpu >= e) {
+        __threadfence_system(); /* data reads after the word */
+        *flag = 1;
+        return 0;
+    }
     uint64_t per = preq->total_bytes / preq->parts;
     uint64_t sper = preq->total_bytes / preq->remote_parts;
     uint64_t first = 0, last = 0, i;

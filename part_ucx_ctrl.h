@@ -81,6 +81,10 @@ typedef struct mca_part_ucx_setup_msg_t {
  * info key "mpix_device_copy" or the MCA parameter). */
 #define MCA_PART_UCX_SRC_DEVICE      1u
 #define MCA_PART_UCX_SRC_KERNEL_COPY 2u
+/* Its epochs are only ever started on a stream (info "mpix_stream_kernels"):
+ * its kernels read the receiver's ready-to-receive in GPU memory only, and
+ * the receiver's stream need not write the host word. */
+#define MCA_PART_UCX_SRC_STREAM_ONLY 4u
 
 /* Receiver -> sender, once the setup record matched. */
 typedef struct mca_part_ucx_ack_msg_t {

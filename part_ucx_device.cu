@@ -329,7 +329,9 @@ static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *
         ops[i].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
         ops[i].writeValue.address = (CUdeviceptr) (uintptr_t) addrs[i];
         ops[i].writeValue.value64 = values[i];
-        ops[i].writeValue.flags = 0; /* ordered after the stream's earlier work */
+        /* ordered after the stream's earlier work (CUDA 12's batch
+         * operations take no CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER) */
+        ops[i].writeValue.flags = 0;
     }
     return driver_check(batch_memop((CUstream) stream, n, ops, 0));
 }

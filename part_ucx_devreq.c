@@ -582,6 +582,17 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->host.rtr = (const uint64_t *) d->epoch_block.addr + MCA_PART_UCX_DEV_RTR;
     d->host.error = (volatile uint32_t *) ((uint64_t *) d->epoch_block.addr +
                                            MCA_PART_UCX_DEV_ERROR);
+    if (!send && !req->proc_null) {
+        mca_part_ucx_recv_words_t r;
+        if (OMPI_SUCCESS == mca_part_ucx_recv_stream_words(req, &r)) {
+            d->host.done_gpu = r.done_dev; /* MPIX_Parrived reads it before the flags */
+            d->host.epoch_gpu = r.rtr_dev;
+            if (req->stream_only) {
+                d->host.epoch = r.rtr_dev; /* every epoch starts there */
+                d->host.epoch_gpu = NULL;
+            }
+        }
+    }
     if (!send && req->proc_null) {
         /* nothing arrives: every partition reads the epoch word itself */
         d->host.arrived = d->epoch_block.addr;

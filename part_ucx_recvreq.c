@@ -537,7 +537,7 @@ int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_rec
         NULL == rreq->words) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
-    w->rtr = flags + MCA_PART_UCX_RECV_RTR_WORD(rreq);
+    w->rtr = rreq->sender_stream_only ? NULL : flags + MCA_PART_UCX_RECV_RTR_WORD(rreq);
     w->done = flags + MCA_PART_UCX_RECV_DONE_WORD(rreq);
     w->rtr_dev = rreq->words;
     w->done_dev = rreq->words + 1;
@@ -893,6 +893,7 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
         if (!rreq->exposed) {
             rreq->buf_memh = NULL;
         }
+        rreq->sender_stream_only = 0 != (msg->src_device & MCA_PART_UCX_SRC_STREAM_ONLY);
         if (rreq->exposed && rreq->shared_flags &&
             (msg->src_device & MCA_PART_UCX_SRC_KERNEL_COPY)) {
             mca_part_ucx_recv_words(req);
@@ -1002,6 +1003,15 @@ int mca_part_ucx_precv_init(void *buf, size_t parts, size_t count, ompi_datatype
         ompi_request_t *r = &req->super;
         (void) req->super.req_free(&r);
         return MPI_ERR_NO_MEM;
+    }
+    /* Its epochs are only enqueued (as a send's with the key): device
+     * MPIX_Parrived then takes the epoch from the GPU word its stream
+     * writes at each start, not from host memory. */
+    rc = mca_part_ucx_info_bool(info, "mpix_stream_kernels", &req->stream_only);
+    if (MPI_SUCCESS != rc) {
+        ompi_request_t *r = &req->super;
+        (void) req->super.req_free(&r);
+        return rc;
     }
     if (MPI_PROC_NULL == src) {
         req->proc_null = true;

@@ -578,7 +578,7 @@ static bool mca_part_ucx_request_stream_done(mca_part_ucx_request_t *req)
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
     int done;
 
-    if (*req->stream_done < *req->stream_epoch) {
+    if (*req->stream_done < *req->stream_epoch && !req->stream_event_waited) {
         return false;
     }
     done = (NULL == req->stream_event || NULL == gpu) ? 1 : gpu->event_query(req->stream_event);

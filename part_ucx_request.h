@@ -161,6 +161,11 @@ struct mca_part_ucx_request_t {
     const volatile uint64_t *stream_done;
     const volatile uint64_t *stream_epoch;
     void *stream_event;
+    /* stream_event was recorded after a wait of the stream on the epoch's
+     * stream_wait word: once it completes the epoch is, though the host
+     * word stream_done may lag (kernels write it after the GPU words
+     * streams wait on, so that no fence waits for host memory). */
+    bool stream_event_waited;
 };
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
@@ -241,6 +246,7 @@ typedef struct mca_part_ucx_recvreq_t {
     mca_part_ucx_p2p_t super;
     mca_part_ucx_post_t post;       /* in its bucket until matched */
     bool exposed;                   /* GPU buffer mapped for the sender's kernels */
+    bool sender_stream_only;        /* MCA_PART_UCX_SRC_STREAM_ONLY */
     bool shared_flags;              /* flags_block in shared memory mapped for the GPU, with
                                      * the two words of MCA_PART_UCX_RECV_RTR_WORD after them */
     uint64_t *words;                /* exposed: MCA_PART_UCX_RECV_WORDS words of GPU memory */

@@ -134,6 +134,10 @@ typedef struct mca_part_ucx_stream_plan_t {
     uint64_t value[4];               /* kernels == 1: what it sets them to instead */
     const volatile uint64_t *wait;   /* the stream's: complete once >= the epoch (NULL: none) */
     const volatile uint64_t *done;   /* the same, in host memory for MPI_Wait */
+    /* The start's words are written before the epoch can complete (the
+     * peer or this side's kernels wait for the last of them): no event
+     * need follow them, one CUDA call less an epoch. */
+    bool start_implied;
 } mca_part_ucx_stream_plan_t;
 
 static const char *mca_part_ucx_stream_kind(const mca_part_ucx_request_t *req)
@@ -188,19 +192,25 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
         return true;
     }
     if (MCA_PART_UCX_SEND == req->kind && NULL != w->done_dev) {
+        /* not the host word *epoch: the kernels take a stream-started
+         * epoch from epoch_dev, and each word written costs the stream a
+         * system-wide flush */
         plan->start[plan->n++] = w->epoch_dev;
         plan->start[plan->n++] = w->started_dev;
-        plan->start[plan->n++] = w->epoch;
+        plan->start_implied = true; /* its kernels, after both, complete the epoch */
         plan->wait = w->done_dev;
         plan->done = w->done;
         return true;
     }
     if (MCA_PART_UCX_RECV == req->kind && OMPI_SUCCESS == mca_part_ucx_recv_stream_words(req, &r)) {
+        /* MPIX_Parrived's epoch is rtr_dev too (epoch_gpu). Each word costs
+         * the stream a system-wide flush: the host word only for a sender
+         * whose host may start epochs. */
         plan->start[plan->n++] = r.rtr_dev;
-        plan->start[plan->n++] = r.rtr; /* for a sender whose epochs its host starts */
-        if (NULL != w->epoch) {
-            plan->start[plan->n++] = w->epoch; /* MPIX_Parrived's epoch */
+        if (NULL != r.rtr) {
+            plan->start[plan->n++] = r.rtr;
         }
+        plan->start_implied = (1 == plan->n); /* the sender waits for it */
         plan->wait = r.done_dev;
         plan->done = r.done;
         return true;
@@ -341,6 +351,7 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
     req->super.req_status._cancelled = 0;
     req->super.req_complete = REQUEST_PENDING;
     req->enqueued = true;
+    req->stream_event_waited = false; /* until this epoch's wait records it */
     req->stream_wait = plan->wait;
     req->stream_done = plan->done;
     if (counted) {
@@ -418,8 +429,10 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
     if (0 != rc) {
         return mca_part_ucx_stream_failed(req, gpu, "start");
     }
-    /* nothing on the stream: nothing the event would have to follow */
-    return (counted || 0 == plan->n) ? MPI_SUCCESS : mca_part_ucx_stream_event(req, gpu, stream);
+    /* nothing on the stream for the event to follow, or nothing the
+     * epoch's completion does not imply */
+    return (counted || 0 == plan->n || plan->start_implied)
+               ? MPI_SUCCESS : mca_part_ucx_stream_event(req, gpu, stream);
 }
 
 static const mca_part_ucx_device_ops_t *mca_part_ucx_stream_gpu(void *stream, int *capturing)
@@ -549,6 +562,8 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
             rc = mca_part_ucx_stream_failed(req, gpu, "wait");
         } else if (1 != capturing) {
             rc = mca_part_ucx_stream_event(req, gpu, stream);
+            opal_atomic_wmb(); /* the event recorded before the flag says what it follows */
+            req->stream_event_waited = MPI_SUCCESS == rc && !req->proc_null;
         }
     }
     free(targets);

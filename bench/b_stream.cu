@@ -31,6 +31,10 @@
  *     sendrecv            kernel, cudaStreamSynchronize, MPI_Send/MPI_Recv
  *     kernels             stream, with info "mpix_stream_kernels" "true" on
  *                         both sends
+ *     parrived            kernels, but each kernel is on the GPU before its
+ *                         data: rank 1's waits for the block with device
+ *                         MPIX_Parrived, rank 0's for the answer, so that no
+ *                         launch lies between an arrival and the reply
  * The receiver checks the last epoch's data; a variant whose data is wrong
  * prints no row and exits with 1.
  * Environment: BENCH_LABEL (nvlink) names the path in the component
@@ -39,7 +43,11 @@
  * variant (otherwise only for progress_stream); BENCH_HRTT_ITERS (2000).
  * Output: CSV rows bench,component,param1,param2,value,unit on rank 0:
  *   stream_goodput,VARIANT-LABEL,GRID,BYTES,GB/s,GB/s
- *   stream_hrtt,VARIANT-LABEL,8192,ITERATIONS,US,us */
+ *   stream_hrtt,VARIANT-LABEL,8192,ITERATIONS,US,us
+ *   stream_issue,VARIANT-LABEL,GRID,RANK,US,us   the host's time an epoch to
+ *                  issue the epochs (before the final synchronisation): where
+ *                  it reaches the epoch's time, the host, not the GPU, sets
+ *                  the pace */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -58,8 +66,8 @@ enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIM
 static const char *goodput_names[V_COUNT] = {"traditional",     "kernel_copy_host",
                                              "kernel_copy_stream", "progress_stream",
                                              "ipc_limit",       "kernel_copy_kernels"};
-enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_COUNT };
-static const char *hrtt_names[H_COUNT] = {"stream", "host", "sendrecv", "kernels"};
+enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_COUNT };
+static const char *hrtt_names[H_COUNT] = {"stream", "host", "sendrecv", "kernels", "parrived"};
 
 #define CHECK_MPI(call)                                                                  \
     do {                                                                                 \
@@ -222,7 +230,8 @@ static MPI_Info part_info(const char *copy, int threads, bool kernels)
 /* Seconds per epoch of variant v at `grid` blocks, measured on rank 1;
  * *epoch counts the epochs of the whole run (c holds the last one's). */
 static double goodput_run(int v, int grid, const double *a, const double *b, double *c,
-                          cudaStream_t s, MPI_Comm scomm, const struct ipc *m, int *epoch)
+                          cudaStream_t s, MPI_Comm scomm, const struct ipc *m, int *epoch,
+                          double issue[2])
 {
     size_t n = (size_t) grid * 1024;
     const char *env = getenv("BENCH_PARTS_MAX");
@@ -290,8 +299,10 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
         }
         if (0 == rank) CUDA(cudaGetLastError());
     }
+    double ti = (MPI_Wtime() - t0) / iters;
     CUDA(cudaStreamSynchronize(s));
     double t = (MPI_Wtime() - t0) / iters;
+    CHECK_MPI(MPI_Gather(&ti, 1, MPI_DOUBLE, issue, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     if (MPI_REQUEST_NULL != req) {
         /* the host sees the enqueued epochs complete */
         CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
@@ -317,6 +328,36 @@ __global__ void pong(const double *rbuf, double *sbuf, MPIX_Prequest preq)
     if (NULL != preq) MPIX_Pready(0, preq);
 }
 
+/* H_PARRIVED: the kernels are on the GPU before the data: rank 0's writes
+ * and marks its block, then waits for the answer; rank 1's waits for the
+ * block (device MPIX_Parrived), then answers. The streams still start and
+ * wait for every epoch; no launch lies between an arrival and the reply. */
+__device__ static void await(MPIX_Prequest rpreq)
+{
+    __shared__ int flag;
+    if (0 == threadIdx.x) {
+        do {
+            MPIX_Parrived(rpreq, 0, &flag);
+        } while (!flag);
+    }
+    __syncthreads();
+}
+
+__global__ void ping_await(double *sbuf, int e, MPIX_Prequest preq, MPIX_Prequest rpreq)
+{
+    sbuf[threadIdx.x] = (double) e + threadIdx.x;
+    MPIX_Pready(0, preq);
+    await(rpreq);
+}
+
+__global__ void pong_await(const double *rbuf, double *sbuf, MPIX_Prequest preq,
+                           MPIX_Prequest rpreq)
+{
+    await(rpreq);
+    sbuf[threadIdx.x] = ((const volatile double *) rbuf)[threadIdx.x] + 1.0;
+    MPIX_Pready(0, preq);
+}
+
 __global__ void check_pong(const double *rbuf, int e, unsigned long long *wrong)
 {
     if (rbuf[threadIdx.x] != (double) e + threadIdx.x + 1.0) atomicAdd(wrong, 1ull);
@@ -328,8 +369,9 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     double *sbuf, *rbuf, t0 = 0;
     unsigned long long *dw, wrong = 0;
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL}; /* [0] send, [1] receive */
-    MPIX_Prequest preq = NULL;
+    MPIX_Prequest preq = NULL, rpreq = NULL;
     int peer = 1 - rank, e = 0;
+    bool streamed = H_STREAM == v || H_KERNELS == v || H_PARRIVED == v;
 
     CUDA(cudaMalloc(&sbuf, N * sizeof(double)));
     CUDA(cudaMalloc(&rbuf, N * sizeof(double)));
@@ -338,8 +380,8 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     CUDA(cudaMemset(dw, 0, sizeof(*dw)));
     CUDA(cudaDeviceSynchronize());
     if (H_SENDRECV != v) {
-        MPI_Comm comm = (H_STREAM == v || H_KERNELS == v) ? scomm : MPI_COMM_WORLD;
-        MPI_Info info = part_info("kernel", N, H_KERNELS == v);
+        MPI_Comm comm = streamed ? scomm : MPI_COMM_WORLD;
+        MPI_Info info = part_info("kernel", N, H_KERNELS == v || H_PARRIVED == v);
         /* tag 21: rank 0 to rank 1, tag 22: back */
         CHECK_MPI(MPI_Psend_init(sbuf, 1, N, MPI_DOUBLE, peer, 21 + rank, comm, info, &req[0]));
         CHECK_MPI(MPI_Precv_init(rbuf, 1, N, MPI_DOUBLE, peer, 22 - rank, comm, info, &req[1]));
@@ -352,7 +394,19 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
             CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             t0 = MPI_Wtime();
         }
-        if (H_STREAM == v || H_KERNELS == v) {
+        if (H_PARRIVED == v) {
+            if (NULL == preq) {
+                CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
+                CHECK_MPI(MPIX_Prequest_create(req[1], &rpreq));
+            }
+            CHECK_MPI(MPIX_Startall_enqueue(2, req));
+            if (0 == rank) {
+                ping_await<<<1, N, 0, s>>>(sbuf, e, preq, rpreq);
+            } else {
+                pong_await<<<1, N, 0, s>>>(rbuf, sbuf, preq, rpreq);
+            }
+            CHECK_MPI(MPIX_Waitall_enqueue(2, req, MPI_STATUSES_IGNORE));
+        } else if (H_STREAM == v || H_KERNELS == v) {
             if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
             CHECK_MPI(MPIX_Startall_enqueue(2, req));
             if (0 == rank) {
@@ -401,6 +455,7 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     if (H_SENDRECV != v) {
         CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
         CHECK_MPI(MPIX_Prequest_free(&preq));
+        if (NULL != rpreq) CHECK_MPI(MPIX_Prequest_free(&rpreq));
         CHECK_MPI(MPI_Request_free(&req[0]));
         CHECK_MPI(MPI_Request_free(&req[1]));
     }
@@ -457,13 +512,15 @@ int main(int argc, char **argv)
     CUDA(cudaFuncGetAttributes(&fa, count_wrong));
     CUDA(cudaFuncGetAttributes(&fa, ping));
     CUDA(cudaFuncGetAttributes(&fa, pong));
+    CUDA(cudaFuncGetAttributes(&fa, ping_await));
+    CUDA(cudaFuncGetAttributes(&fa, pong_await));
     CUDA(cudaFuncGetAttributes(&fa, check_pong));
     cudaStream_t s;
     MPIX_Stream ms = MPIX_STREAM_NULL;
     MPI_Comm scomm = MPI_COMM_NULL;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v)) ||
-        (hrtt && (H_STREAM == v || H_KERNELS == v))) {
+        (hrtt && (H_STREAM == v || H_KERNELS == v || H_PARRIVED == v))) {
         scomm = stream_comm(s, &ms);
     }
     if (good) {
@@ -490,11 +547,16 @@ int main(int argc, char **argv)
                 CUDA(cudaMemsetAsync(c, 0, (size_t) grids[g] * 1024 * sizeof(double), s));
                 CUDA(cudaStreamSynchronize(s));
             }
-            double t = goodput_run(v, grids[g], a, b, c, s, scomm, &m, &epoch);
+            double issue[2] = {0, 0};
+            double t = goodput_run(v, grids[g], a, b, c, s, scomm, &m, &epoch, issue);
             if (data_ok(c, grids[g], epoch, s, goodput_names[v]) && 0 == rank) {
                 size_t gb = (size_t) grids[g] * 1024 * sizeof(double);
                 printf("stream_goodput,%s-%s,%d,%zu,%.4f,GB/s\n", goodput_names[v], label,
                        grids[g], gb, (double) gb / t / 1e9);
+                for (int r = 0; r < 2; ++r) {
+                    printf("stream_issue,%s-%s,%d,%d,%.3f,us\n", goodput_names[v], label,
+                           grids[g], r, issue[r] * 1e6);
+                }
                 fflush(stdout);
             }
         }

@@ -52,7 +52,7 @@ run() { # name b_stream-args...
 for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels progress_stream ipc_limit}; do
     run "goodput-$v" goodput "$v" "$grids"
 done
-for v in ${BENCH_HRTT_VARIANTS:-stream kernels host sendrecv}; do
+for v in ${BENCH_HRTT_VARIANTS:-stream kernels parrived host sendrecv}; do
     run "hrtt-$v" hrtt "$v"
 done
 bench_machine "$out"

@@ -9,8 +9,8 @@ import sys
 
 GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "kernel_copy_kernels",
            "progress_stream", "ipc_limit")
-HRTT = ("stream", "kernels", "host", "sendrecv")
-HRTT_TARGETED = ("stream", "kernels")
+HRTT = ("stream", "kernels", "parrived", "host", "sendrecv")
+HRTT_TARGETED = ("stream", "kernels", "parrived")
 SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stream": "kc_stream",
          "kernel_copy_kernels": "kc_kern", "progress_stream": "pe_stream", "ipc_limit": "limit"}
 # (variant, over, grids it applies to (None: all), at least); kernel_copy_kernels
@@ -28,13 +28,15 @@ def fmt(v, spec):
 
 def report(rows):
     """The tables as a string, from the CSV rows (dicts)."""
-    gp, hr = {}, {}
+    gp, hr, iss = {}, {}, {}
     for r in rows:
         variant, _, path = r["component"].partition("-")
         if r["bench"] == "stream_goodput":
             gp[(path, variant, int(r["param1"]))] = float(r["value"])
         elif r["bench"] == "stream_hrtt":
             hr[(path, variant)] = float(r["value"])
+        elif r["bench"] == "stream_issue":
+            iss[(path, variant, int(r["param1"]), int(r["param2"]))] = float(r["value"])
     out = []
     for path in sorted({k[0] for k in gp}):
         grids = sorted({k[2] for k in gp if k[0] == path})
@@ -64,9 +66,23 @@ def report(rows):
                 cells.append(f"{cell:>18}")
             out.append(f"{g:>8}" + "".join(cells))
         out.append(f"targets missed ({path}): {missed}")
+    for path in sorted({k[0] for k in iss}):
+        grids = sorted({k[2] for k in iss if k[0] == path})
+        variants = [v for v in GOODPUT if any(k[0] == path and k[1] == v for k in iss)]
+        out += ["", f"the host's time to issue an epoch [us] ({path}), sender/receiver, beside "
+                "the epoch's time: where they meet, the host sets the pace",
+                f"{'grid':>8}" + "".join(f"{SHORT[v]:>22}" for v in variants)]
+        for g in grids:
+            cells = []
+            for v in variants:
+                s, r = iss.get((path, v, g, 0)), iss.get((path, v, g, 1))
+                b = gp.get((path, v, g))
+                epoch_us = g * 8192 / b / 1e3 if b else None
+                cells.append(f"{fmt(s, '.1f') + '/' + fmt(r, '.1f') + ' (' + fmt(epoch_us, '.1f') + ')':>22}")
+            out.append(f"{g:>8}" + "".join(cells))
     for path in sorted({k[0] for k in hr}):
         out += ["", f"half round trip of a one-block epoch, 8 KiB [us] ({path}); "
-                f"target: stream and kernels <= {HRTT_TARGET_US:g} us"]
+                f"target: stream-ordered (stream, kernels, parrived) <= {HRTT_TARGET_US:g} us"]
         for v in HRTT:
             t = hr.get((path, v))
             flag = "*" if v in HRTT_TARGETED and (t is None or t > HRTT_TARGET_US) else ""

@@ -4,7 +4,8 @@
 #   DEVICE_BENCH=1   then bench/run-all too, packed as OUTDIR/bench-all.tar.xz
 #                    (a lent machine sends back only a few files);
 #                    DEVICE_BENCH=NAME: bench/run-NAME.sh alone, packed as
-#                    OUTDIR/bench-NAME.tar.xz
+#                    OUTDIR/bench-NAME.tar.xz; several NAMEs, spaced:
+#                    each in turn
 #   DEVICE_TESTS=0   skip the GPU suite (a call is limited to 10 minutes:
 #                    the suite and every benchmark take two calls)
 #   DEVICE_MPS=1     run everything under CUDA MPS (a control daemon started
@@ -82,9 +83,9 @@ if [ "${DEVICE_BENCH:-}" = 1 ]; then
     bash "$here/bench/run-all" "$out/bench-all" > "$out/bench-all.log" 2>&1
     tar -cJf "$out/bench-all.tar.xz" -C "$out" bench-all && rm -rf "$out/bench-all"
 elif [ -n "${DEVICE_BENCH:-}" ]; then
-    bash "$here/bench/run-$DEVICE_BENCH.sh" "$out/bench-$DEVICE_BENCH" \
-        > "$out/bench-$DEVICE_BENCH.log" 2>&1
-    tar -cJf "$out/bench-$DEVICE_BENCH.tar.xz" -C "$out" "bench-$DEVICE_BENCH" &&
-        rm -rf "${out:?}/bench-$DEVICE_BENCH"
+    for b in $DEVICE_BENCH; do
+        bash "$here/bench/run-$b.sh" "$out/bench-$b" > "$out/bench-$b.log" 2>&1
+        tar -cJf "$out/bench-$b.tar.xz" -C "$out" "bench-$b" && rm -rf "${out:?}/bench-$b"
+    done
 fi
 exit "$rc"

@@ -221,10 +221,17 @@ static void init_pair(MPI_Comm comm, int32_t *sbuf, int32_t *rbuf, MPI_Request r
                          MPI_INFO_NULL, &req[1]));
 }
 
-/* Info "mpix_stream_kernels" (part/ucx): a send declared stream-only
- * never starts on the host (MPI_ERR_REQUEST, and the request stays
- * usable), and a value that is not a boolean is MPI_ERR_INFO_VALUE at
- * init. */
+/* MPI_Psend_init (recv 0) or MPI_Precv_init (recv 1) from/to MPI_PROC_NULL. */
+static int pinit(int recv, int32_t *buf, MPI_Comm comm, MPI_Info info, MPI_Request *r)
+{
+    return recv ? MPI_Precv_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, r)
+                : MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, r);
+}
+
+/* Info "mpix_stream_kernels" (part/ucx): a send or receive declared
+ * stream-only never starts on the host (MPI_ERR_REQUEST, and the request
+ * stays usable), and a value that is not a boolean is MPI_ERR_INFO_VALUE
+ * at init. */
 static void check_stream_kernels(MPI_Comm comm)
 {
     int32_t buf[PARTS * COUNT] = {0};
@@ -233,30 +240,32 @@ static void check_stream_kernels(MPI_Comm comm)
     int flag = 0;
 
     T_MPI(MPI_Info_create(&info));
-    T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "maybe"));
-    T_EXPECT(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r),
-             MPI_ERR_INFO_VALUE);
-    T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "true"));
-    /* MPI_Start reports it, and the request completes with it (Open MPI's
-     * MPI_Wait then frees a request whose completion is an error);
-     * MPI_Startall, which drops its callee's return code in Open MPI,
-     * through the completion only */
-    T_MPI(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r));
-    T_EXPECT(MPI_Start(&r), MPI_ERR_REQUEST);
-    T_EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
-    T_CHECK(MPI_REQUEST_NULL == r, "the failed request is still there");
-    T_MPI(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r));
-    (void) MPI_Startall(1, &r);
-    T_EXPECT(MPI_Test(&r, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
-    T_CHECK(flag && MPI_REQUEST_NULL == r, "a refused MPI_Startall did not complete with it");
-    /* not started at all: MPI_Request_free as for any inactive request */
-    T_MPI(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r));
-    T_MPI(MPI_Request_free(&r));
-    T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "false"));
-    T_MPI(MPI_Psend_init(buf, PARTS, COUNT, MPI_INT32_T, MPI_PROC_NULL, 77, comm, info, &r));
-    T_MPI(MPI_Start(&r));
-    T_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
-    T_MPI(MPI_Request_free(&r));
+    for (int recv = 0; recv < 2; ++recv) {
+        T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "maybe"));
+        T_EXPECT(pinit(recv, buf, comm, info, &r), MPI_ERR_INFO_VALUE);
+        T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "true"));
+        /* MPI_Start reports it, and the request completes with it (Open
+         * MPI's MPI_Wait then frees a request whose completion is an
+         * error); MPI_Startall, which drops its callee's return code in
+         * Open MPI, through the completion only */
+        T_MPI(pinit(recv, buf, comm, info, &r));
+        T_EXPECT(MPI_Start(&r), MPI_ERR_REQUEST);
+        T_EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+        T_CHECK(MPI_REQUEST_NULL == r, "the failed request is still there (recv %d)", recv);
+        T_MPI(pinit(recv, buf, comm, info, &r));
+        (void) MPI_Startall(1, &r);
+        T_EXPECT(MPI_Test(&r, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+        T_CHECK(flag && MPI_REQUEST_NULL == r,
+                "a refused MPI_Startall did not complete with it (recv %d)", recv);
+        /* not started at all: MPI_Request_free as for any inactive request */
+        T_MPI(pinit(recv, buf, comm, info, &r));
+        T_MPI(MPI_Request_free(&r));
+        T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "false"));
+        T_MPI(pinit(recv, buf, comm, info, &r));
+        T_MPI(MPI_Start(&r));
+        T_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        T_MPI(MPI_Request_free(&r));
+    }
     T_MPI(MPI_Info_free(&info));
 }
 

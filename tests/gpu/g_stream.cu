@@ -51,7 +51,8 @@
  *         stream communicator instead, 2 or more ranks: every rank's kernel
  *         writes its contribution and calls MPIX_Pready, every rank checks
  *         the sums (with -g, -a, -d, -l, -A, -c as above)
- *   -K    info "mpix_stream_kernels" "true" on the send: only kernels on
+ *   -K    info "mpix_stream_kernels" "true" on the send (and on the
+ *         receive, unless -m recv): only kernels on
  *         the stream make its epochs ready, which with kernel copy count
  *         the epochs themselves (no stream work of the sender's own each
  *         epoch; MPI_Start's refusal: tests/cpu/t_stream.c) (not with -x,
@@ -486,7 +487,11 @@ int main(int argc, char **argv)
     T_MPI(MPI_Info_set(info, "mpix_pready_threads", thr));
     if (copy) T_MPI(MPI_Info_set(info, "mpix_device_copy", copy));
     if (aggregate) T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", "block"));
-    if (kernels) T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "true"));
+    /* on the receive too where its epochs are enqueued: its kernels' MPIX_Parrived
+     * then reads no host memory */
+    if (kernels && (0 == s.rank || host_side != s.rank)) {
+        T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "true"));
+    }
     s.d.half = s.parts / s.nreq;
     if (s.coll) {
         T_MPI(MPIX_Pallreduce_init(s.buf, s.rbuf, s.parts, s.n, MPI_INT32_T, MPI_SUM, comm, info,
