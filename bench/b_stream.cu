@@ -44,6 +44,9 @@
  * Output: CSV rows bench,component,param1,param2,value,unit on rank 0:
  *   stream_goodput,VARIANT-LABEL,GRID,BYTES,GB/s,GB/s
  *   stream_hrtt,VARIANT-LABEL,8192,ITERATIONS,US,us
+ *   stream_calls,VARIANT-LABEL,GRID,RANK,S/L/W,us   stream-ordered variants:
+ *                  the host's time an epoch in MPIX_Start_enqueue, the
+ *                  kernel's launch and MPIX_Wait_enqueue
  *   stream_issue,VARIANT-LABEL,GRID,RANK,US,us   the host's time an epoch to
  *                  issue the epochs (before the final synchronisation): where
  *                  it reaches the epoch's time, the host, not the GPU, sets
@@ -231,7 +234,7 @@ static MPI_Info part_info(const char *copy, int threads, bool kernels)
  * *epoch counts the epochs of the whole run (c holds the last one's). */
 static double goodput_run(int v, int grid, const double *a, const double *b, double *c,
                           cudaStream_t s, MPI_Comm scomm, const struct ipc *m, int *epoch,
-                          double issue[2])
+                          double issue[8])
 {
     size_t n = (size_t) grid * 1024;
     const char *env = getenv("BENCH_PARTS_MAX");
@@ -240,7 +243,7 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     bool stream = V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v;
     MPI_Request req = MPI_REQUEST_NULL;
     MPIX_Prequest preq = NULL;
-    double t0 = 0;
+    double t0 = 0, calls[3] = {0, 0, 0}; /* host time in start, launch, wait */
 
     if (V_KCOPY_HOST == v || stream) {
         MPI_Info info = part_info(V_PROGRESS_STREAM == v ? "progress" : "kernel", bpp * 1024,
@@ -285,14 +288,24 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
         case V_KCOPY_STREAM:
         case V_KCOPY_KERNELS:
         case V_PROGRESS_STREAM:
+        {
             /* the device request before the first stream-ordered start */
             if (0 == rank && NULL == preq) CHECK_MPI(MPIX_Prequest_create(req, &preq));
+            double c0 = MPI_Wtime();
             CHECK_MPI(MPIX_Start_enqueue(&req));
+            double c1 = MPI_Wtime();
             if (0 == rank) {
                 vadd<<<grid, 1024, 0, s>>>(a, b, c, e, bpp, preq);
             }
+            double c2 = MPI_Wtime();
             CHECK_MPI(MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE));
+            if (i >= 0) {
+                calls[0] += c1 - c0;
+                calls[1] += c2 - c1;
+                calls[2] += MPI_Wtime() - c2;
+            }
             break;
+        }
         default:
             ipc_epoch(m, a, b, c, grid, (uint64_t) e, s);
             break;
@@ -303,6 +316,8 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     CUDA(cudaStreamSynchronize(s));
     double t = (MPI_Wtime() - t0) / iters;
     CHECK_MPI(MPI_Gather(&ti, 1, MPI_DOUBLE, issue, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Gather(calls, 3, MPI_DOUBLE, issue + 2, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    for (int k = 2; k < 8; ++k) issue[k] /= iters;
     if (MPI_REQUEST_NULL != req) {
         /* the host sees the enqueued epochs complete */
         CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
@@ -547,7 +562,7 @@ int main(int argc, char **argv)
                 CUDA(cudaMemsetAsync(c, 0, (size_t) grids[g] * 1024 * sizeof(double), s));
                 CUDA(cudaStreamSynchronize(s));
             }
-            double issue[2] = {0, 0};
+            double issue[8] = {0};
             double t = goodput_run(v, grids[g], a, b, c, s, scomm, &m, &epoch, issue);
             if (data_ok(c, grids[g], epoch, s, goodput_names[v]) && 0 == rank) {
                 size_t gb = (size_t) grids[g] * 1024 * sizeof(double);
@@ -556,6 +571,11 @@ int main(int argc, char **argv)
                 for (int r = 0; r < 2; ++r) {
                     printf("stream_issue,%s-%s,%d,%d,%.3f,us\n", goodput_names[v], label,
                            grids[g], r, issue[r] * 1e6);
+                }
+                for (int r = 0; r < 2 && issue[2] + issue[5] > 0; ++r) {
+                    printf("stream_calls,%s-%s,%d,%d,%.3f/%.3f/%.3f,us\n", goodput_names[v],
+                           label, grids[g], r, issue[2 + 3 * r] * 1e6, issue[3 + 3 * r] * 1e6,
+                           issue[4 + 3 * r] * 1e6);
                 }
                 fflush(stdout);
             }

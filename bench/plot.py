@@ -219,7 +219,7 @@ if by["stream_goodput"] or by["stream_hrtt"]:
     sys.path.insert(0, __file__.rsplit("/", 1)[0] if "/" in __file__ else ".")
     from stream_table import report  # noqa: E402
 
-    print(report(by["stream_goodput"] + by["stream_hrtt"] + by["stream_issue"]))
+    print(report(by["stream_goodput"] + by["stream_hrtt"] + by["stream_issue"] + by["stream_calls"]))
 
 # UCX's device API vs part/ucx's kernel copy (bench/run-ucx-device.sh):
 # goodput vs grid per variant, and ucx_device_table.py's ratios and registers

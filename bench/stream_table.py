@@ -28,13 +28,15 @@ def fmt(v, spec):
 
 def report(rows):
     """The tables as a string, from the CSV rows (dicts)."""
-    gp, hr, iss = {}, {}, {}
+    gp, hr, iss, calls = {}, {}, {}, []
     for r in rows:
         variant, _, path = r["component"].partition("-")
         if r["bench"] == "stream_goodput":
             gp[(path, variant, int(r["param1"]))] = float(r["value"])
         elif r["bench"] == "stream_hrtt":
             hr[(path, variant)] = float(r["value"])
+        elif r["bench"] == "stream_calls":
+            calls.append((path, variant, int(r["param1"]), int(r["param2"]), r["value"]))
         elif r["bench"] == "stream_issue":
             iss[(path, variant, int(r["param1"]), int(r["param2"]))] = float(r["value"])
     out = []
@@ -80,6 +82,10 @@ def report(rows):
                 epoch_us = g * 8192 / b / 1e3 if b else None
                 cells.append(f"{fmt(s, '.1f') + '/' + fmt(r, '.1f') + ' (' + fmt(epoch_us, '.1f') + ')':>22}")
             out.append(f"{g:>8}" + "".join(cells))
+    if calls:
+        out += ["", "the host's time an epoch in MPIX_Start_enqueue / the kernel's launch / "
+                "MPIX_Wait_enqueue [us]", f"{'path':>8} {'variant':>20} {'grid':>8} {'rank':>5}  calls"]
+        out += [f"{p:>8} {v:>20} {g:>8} {r:>5}  {c}" for p, v, g, r, c in sorted(calls)]
     for path in sorted({k[0] for k in hr}):
         out += ["", f"half round trip of a one-block epoch, 8 KiB [us] ({path}); "
                 f"target: stream-ordered (stream, kernels, parrived) <= {HRTT_TARGET_US:g} us"]
