@@ -107,6 +107,10 @@ typedef struct mca_part_ucx_params_t {
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
     bool stream_kernel_ops;         /* enqueued starts and waits: kernels, not memory operations */
     int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */
+    bool coll_gpu_engine;           /* collectives on GPU buffers within a node: GPU engine */
+    int coll_gpu_unit_bytes;        /* the GPU engine's unit of work */
+    int coll_gpu_blocks;            /* the GPU engine kernel's blocks, at most */
+    int coll_gpu_twoshot_bytes;     /* allreduce on 3+ ranks: two-shot from these many bytes */
 } mca_part_ucx_params_t;
 
 typedef struct mca_part_ucx_component_t {

@@ -26,6 +26,7 @@
 
 #include "part_ucx.h"
 #include "part_ucx_coll.h"
+#include "part_ucx_coll_gpu.h"
 #include "part_ucx_device_plugin.h"
 
 #include <inttypes.h>
@@ -592,6 +593,13 @@ static int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
     }
     OPAL_THREAD_LOCK(&c->lock);
     c->done = 0;
+    if (NULL != c->gcoll) {
+        /* the GPU engine: one kernel takes the whole epoch */
+        rc = mca_part_ucx_gcoll_start(c, req->epoch);
+        OPAL_THREAD_UNLOCK(&c->lock);
+        free(reqs);
+        return rc;
+    }
     for (p = 0; p < c->parts; ++p) {
         c->state[p] = -1;
         c->gpu_pending_state[p] = -1;
@@ -630,7 +638,11 @@ static int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first,
 
     OPAL_THREAD_LOCK(&c->lock);
     for (u = first; u <= last && OMPI_SUCCESS == rc; ++u) {
-        rc = mca_part_ucx_coll_user_ready(c, u, req->epoch);
+        rc = (NULL != c->gcoll) ? mca_part_ucx_gcoll_pready(c, u, req->epoch)
+                                : mca_part_ucx_coll_user_ready(c, u, req->epoch);
+    }
+    if (OMPI_SUCCESS == rc && NULL != c->gcoll) {
+        rc = mca_part_ucx_gcoll_launch(c);
     }
     OPAL_THREAD_UNLOCK(&c->lock);
     return rc;
@@ -643,6 +655,9 @@ static void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req,
     mca_part_ucx_coll_t *c = creq->coll;
     size_t u;
 
+    if (NULL != c->gcoll) {
+        return; /* its kernel writes the done words the device request reads */
+    }
     OPAL_THREAD_LOCK(&c->lock);
     c->done_words = done_words;
     for (u = 0; NULL != done_words && u < c->user_parts; ++u) {
@@ -671,6 +686,13 @@ static int mca_part_ucx_coll_parrived(mca_part_ucx_request_t *req, size_t first,
     mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
     mca_part_ucx_coll_t *c = creq->coll;
 
+    if (NULL != c->gcoll) {
+        *flag = mca_part_ucx_gcoll_parrived(c, first, last, req->epoch);
+        if (!*flag) {
+            mca_part_ucx_poll_progress(); /* the epoch's kernel may still be to launch */
+        }
+        return OMPI_SUCCESS;
+    }
     first /= c->group; /* user partitions -> their transport partitions */
     last /= c->group;
     if (!mca_part_ucx_coll_done(c, first, last)) {
@@ -693,6 +715,24 @@ static bool mca_part_ucx_coll_progress(mca_part_ucx_request_t *req)
 
     if (0 != opal_mutex_trylock(&c->lock)) {
         return false;
+    }
+    if (NULL != c->gcoll) {
+        /* the GPU engine's kernel says when the epoch is complete */
+        bool done = false;
+        if (OMPI_SUCCESS != mca_part_ucx_gcoll_launch(c)) {
+            req->error = MPI_ERR_INTERN;
+            opal_mutex_unlock(&c->lock);
+            return true;
+        }
+        done = *mca_part_ucx_gcoll_finished(c) >= req->epoch;
+        if (done && NULL != req->dev) {
+            (void) mca_part_ucx_dev_failed(req); /* kernels' misuse: MPI_ERR_ARG */
+        }
+        if (done) {
+            opal_atomic_rmb(); /* the results after the word */
+        }
+        opal_mutex_unlock(&c->lock);
+        return done;
     }
     for (p = 0; p < c->parts && OMPI_SUCCESS == rc; ++p) {
         if (NULL != req->dev && -1 == c->state[p] && c->user_pready) {
@@ -747,7 +787,7 @@ static int mca_part_ucx_coll_prepare(mca_part_ucx_request_t *req)
     mca_part_ucx_coll_t *c = creq->coll;
     int i, rc = MPI_SUCCESS;
 
-    opal_mutex_lock(&c->lock);
+    opal_mutex_lock(&c->lock); /* the GPU engine has no channels: nothing to prepare */
     for (i = 0; i < c->nchans && MPI_SUCCESS == rc; ++i) {
         if (OMPI_REQUEST_ACTIVE == c->chans[i].req->req_state) {
             rc = mca_part_ucx_pbuf_prepare(c->chans[i].req);
@@ -796,6 +836,7 @@ static void mca_part_ucx_coll_release(mca_part_ucx_request_t *req)
             (void) ompi_request_free(&c->chans[i].req);
         }
     }
+    mca_part_ucx_gcoll_release(c); /* before the stream goes back to its pool */
     if (mca_part_ucx_coll_quiesce(c)) {
         mca_part_ucx_coll_free(c, c->scratch, c->scratch_bytes);
         mca_part_ucx_coll_free(c, c->owned, c->owned_bytes);
@@ -859,6 +900,10 @@ static void mca_part_ucx_coll_dump(const mca_part_ucx_request_t *req)
     size_t p;
     int i;
 
+    if (NULL != c->gcoll) {
+        mca_part_ucx_gcoll_dump(c, req->epoch);
+        return;
+    }
     mca_part_ucx_dump_line("  collective: %zu of %zu partitions done, %d steps, %d channels",
                            c->done, c->parts, c->nsteps, c->nchans);
     for (p = 0; p < c->parts; ++p) {
@@ -879,6 +924,24 @@ static void mca_part_ucx_coll_dump(const mca_part_ucx_request_t *req)
     }
 }
 
+static const volatile uint64_t *mca_part_ucx_coll_gpu_epochs(const mca_part_ucx_request_t *req)
+{
+    const mca_part_ucx_coll_t *c = mca_part_ucx_collreq((mca_part_ucx_request_t *) req)->coll;
+
+    return (NULL != c->gcoll) ? mca_part_ucx_gcoll_finished(c) : NULL;
+}
+
+static int mca_part_ucx_coll_gpu_enqueue(mca_part_ucx_request_t *req, void *stream,
+                                         uint64_t epoch, const volatile uint64_t *epoch_word)
+{
+    return mca_part_ucx_gcoll_enqueue(mca_part_ucx_collreq(req)->coll, stream, epoch, epoch_word);
+}
+
+static int mca_part_ucx_coll_gpu_join(mca_part_ucx_request_t *req, void *stream)
+{
+    return mca_part_ucx_gcoll_join(mca_part_ucx_collreq(req)->coll, stream);
+}
+
 const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops = {
     .start = mca_part_ucx_coll_start,
     .progress = mca_part_ucx_coll_progress,
@@ -890,6 +953,9 @@ const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops = {
     .dev_attach = mca_part_ucx_coll_dev_attach,
     .setup_pending = mca_part_ucx_coll_setup_pending,
     .dump = mca_part_ucx_coll_dump,
+    .gpu_epochs = mca_part_ucx_coll_gpu_epochs,
+    .gpu_enqueue = mca_part_ucx_coll_gpu_enqueue,
+    .gpu_join = mca_part_ucx_coll_gpu_join,
 };
 
 /* The channels go on a duplicate of the collective's communicator, one for

@@ -101,6 +101,9 @@ typedef struct mca_part_ucx_coll_t {
     int *gpu_pending_state;         /* per partition: state after the GPU work, or -1 */
     int gpu_op, gpu_type;           /* the kernels' op and element type */
     volatile uint64_t *done_words;  /* device request: epoch each partition completed */
+    /* The GPU engine (part_ucx_coll_gpu.h) where every rank agreed to it:
+     * no schedule, no channels. */
+    struct mca_part_ucx_gcoll_t *gcoll;
     opal_mutex_t lock;
 } mca_part_ucx_coll_t;
 

@@ -23,6 +23,7 @@
 
 #include "part_ucx.h"
 #include "part_ucx_coll.h"
+#include "part_ucx_coll_gpu.h"
 #include "part_ucx_memtype.h"
 #include "part_ucx_mpix.h"
 
@@ -129,8 +130,9 @@ static int mca_part_ucx_coll_group(const mca_part_ucx_coll_t *c,
 }
 
 /* The signature every rank of the communicator contributes at init. The
- * fields from KIND to ALG must be equal everywhere; GROUP and DEVICE are
- * settled (smallest group, whether any rank has GPU buffers). */
+ * fields from KIND to ALG must be equal everywhere; GROUP, DEVICE and GPU
+ * are settled (smallest group, whether any rank has GPU buffers, whether
+ * every rank can run the GPU engine). */
 enum {
     MCA_PART_UCX_SIG_ERROR,  /* this rank's error class, 0 if none */
     MCA_PART_UCX_SIG_KIND,
@@ -144,6 +146,7 @@ enum {
     MCA_PART_UCX_SIG_ALG,    /* allreduce: the schedule asked for */
     MCA_PART_UCX_SIG_GROUP,
     MCA_PART_UCX_SIG_DEVICE,
+    MCA_PART_UCX_SIG_GPU,    /* whether this rank can run the GPU engine */
     MCA_PART_UCX_SIG_N
 };
 
@@ -178,7 +181,7 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
     static const char *const names[MCA_PART_UCX_SIG_N] = {
         NULL, "collective", "root", "operation", "partitions", "bytes per partition",
         "basic elements per partition", "basic types", "count", "allreduce algorithm",
-        NULL, NULL};
+        NULL, NULL, NULL};
     static opal_atomic_int32_t told = 0;
     uint64_t v[2 * MCA_PART_UCX_SIG_N], lo, hi;
     char differ[256] = "";
@@ -221,7 +224,21 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
     }
     sig[MCA_PART_UCX_SIG_GROUP] = ~v[MCA_PART_UCX_SIG_N + MCA_PART_UCX_SIG_GROUP];
     sig[MCA_PART_UCX_SIG_DEVICE] = v[MCA_PART_UCX_SIG_DEVICE];
+    sig[MCA_PART_UCX_SIG_GPU] = ~v[MCA_PART_UCX_SIG_N + MCA_PART_UCX_SIG_GPU];
     return MPI_SUCCESS;
+}
+
+/* The GPU engine's kind of a collective. */
+static int mca_part_ucx_coll_gkind(mca_part_ucx_coll_kind_t kind)
+{
+    switch (kind) {
+    case MCA_PART_UCX_ALLREDUCE: return MCA_PART_UCX_GCOLL_ALLREDUCE;
+    case MCA_PART_UCX_REDUCE: return MCA_PART_UCX_GCOLL_REDUCE;
+    case MCA_PART_UCX_BCAST: return MCA_PART_UCX_GCOLL_BCAST;
+    case MCA_PART_UCX_ALLGATHER: return MCA_PART_UCX_GCOLL_ALLGATHER;
+    case MCA_PART_UCX_ALLTOALL: return MCA_PART_UCX_GCOLL_ALLTOALL;
+    }
+    return -1;
 }
 
 /* The request and what this rank decides alone: buffers, GPU, group,
@@ -307,6 +324,8 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
     sig[MCA_PART_UCX_SIG_ALG] = (uint64_t) alg;
     sig[MCA_PART_UCX_SIG_GROUP] = group;
     sig[MCA_PART_UCX_SIG_DEVICE] = c->device;
+    sig[MCA_PART_UCX_SIG_GPU] = mca_part_ucx_gcoll_possible(c, mca_part_ucx_coll_gkind(kind),
+                                                            MPI_IN_PLACE == sendbuf);
     return MPI_SUCCESS;
 }
 
@@ -316,8 +335,9 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
                                   ompi_communicator_t *comm, ompi_info_t *info,
                                   ompi_request_t **request, int rc)
 {
-    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), alg;
+    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), alg = 0;
     uint64_t sig[MCA_PART_UCX_SIG_N] = {0};
+    bool gpu_engine = false;
     mca_part_ucx_request_t *req = NULL;
     mca_part_ucx_coll_t *c = NULL;
     opal_timer_t t[5]; /* where the time of an init goes, for opal_common_ucx_verbose >= 10 */
@@ -361,10 +381,19 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
             rc = mca_part_ucx_coll_device(c);
         }
     }
+    if (MPI_SUCCESS == rc && 0 != sig[MCA_PART_UCX_SIG_GPU] && 0 < c->parts &&
+        0 < req->part_bytes) {
+        rc = mca_part_ucx_gcoll_setup(c, mca_part_ucx_coll_gkind(kind), root,
+                                      req->parts * req->part_bytes, &gpu_engine);
+    }
+    if (gpu_engine) {
+        mca_part_ucx_collreq(req)->gpu_ready = mca_part_ucx_gcoll_ready_words(c);
+        mca_part_ucx_collreq(req)->gpu_done = mca_part_ucx_gcoll_done_words(c);
+    }
     t[2] = opal_timer_base_get_usec();
-    if (MPI_SUCCESS != rc || 0 == c->parts || 0 == req->part_bytes) {
+    if (MPI_SUCCESS != rc || 0 == c->parts || 0 == req->part_bytes || gpu_engine) {
         /* rc says why; or nothing to move: every partition completes as
-         * it starts (no steps) */
+         * it starts (no steps); or the GPU engine runs it */
     } else if (MCA_PART_UCX_ALLREDUCE == kind) {
         rc = mca_part_ucx_build_allreduce(c, alg, 0 != sig[MCA_PART_UCX_SIG_DEVICE]);
     } else if (MCA_PART_UCX_REDUCE == kind) {
@@ -379,7 +408,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     if (OMPI_SUCCESS == rc && 0 < c->nchans) {
         rc = mca_part_ucx_coll_channels(c);
     }
-    if (OMPI_SUCCESS == rc) {
+    if (OMPI_SUCCESS == rc && !gpu_engine) {
         rc = mca_part_ucx_coll_commit(c);
     }
     t[3] = opal_timer_base_get_usec();

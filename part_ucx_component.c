@@ -208,6 +208,27 @@ static int mca_part_ucx_component_register(void)
         "part_ucx_coll_transport_bytes for collectives on GPU buffers",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_transport_bytes_gpu);
+    mca_part_ucx_var("coll_gpu_engine",
+        "Partitioned collectives whose ranks are all on one node with GPU buffers that map "
+        "into each other's GPU: one kernel an epoch runs them on the GPU (else the schedule "
+        "engine's point-to-point channels)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_engine);
+    mca_part_ucx_var("coll_gpu_unit_bytes",
+        "GPU engine: bytes of the partition space one block moves at a time",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_unit_bytes);
+    mca_part_ucx_var("coll_gpu_blocks",
+        "GPU engine: blocks of its kernel, at most (they spin while they wait, beside the "
+        "application's kernels)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_blocks);
+    mca_part_ucx_var("coll_gpu_twoshot_bytes",
+        "GPU engine: an allreduce on three or more ranks of at least this many bytes is "
+        "two-shot (each rank reduces a slice and stores it into every result), smaller "
+        "ones one-shot (0: always one-shot)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_twoshot_bytes);
     mca_part_ucx_var("join_bytes_gpu",
         "part_ucx_join_bytes for GPU data",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,

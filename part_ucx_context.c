@@ -55,6 +55,10 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .stream_kernel_ops = false,
         .gpu_host_copy = true,
         .epoch_ahead_bytes = 32768,
+        .coll_gpu_engine = true,
+        .coll_gpu_unit_bytes = 16384,
+        .coll_gpu_blocks = 32,
+        .coll_gpu_twoshot_bytes = 1 << 20,
     },
 };
 

@@ -166,6 +166,8 @@ static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, voi
     return dev_reduce3(op, dt, inout, in, inout, n, stream);
 }
 
+#include "part_ucx_device_coll.h"
+
 static int dev_stream_create(void **stream)
 {
     cudaStream_t s = NULL;
@@ -233,14 +235,16 @@ static int dev_host_mapped(const void *ptr)
 typedef CUresult (*part_batch_memop_fn)(CUstream, unsigned int, CUstreamBatchMemOpParams *,
                                         unsigned int);
 typedef CUresult (*part_wait_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+typedef CUresult (*part_write_value_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 static part_batch_memop_fn batch_memop;
 static part_wait_value_fn wait_value;
+static part_write_value_fn write_value;
 
 static int driver_calls(void)
 {
     cudaDriverEntryPointQueryResult q;
 
-    if (NULL != batch_memop && NULL != wait_value) {
+    if (NULL != batch_memop && NULL != wait_value && NULL != write_value) {
         return 0;
     }
     if (0 != check(cudaGetDriverEntryPointByVersion("cuStreamBatchMemOp", (void **) &batch_memop,
@@ -248,9 +252,14 @@ static int driver_calls(void)
         cudaDriverEntryPointSuccess != q ||
         0 != check(cudaGetDriverEntryPointByVersion("cuStreamWaitValue64", (void **) &wait_value,
                                                     12000, cudaEnableDefault, &q)) ||
+        cudaDriverEntryPointSuccess != q ||
+        0 != check(cudaGetDriverEntryPointByVersion("cuStreamWriteValue64",
+                                                    (void **) &write_value, 12000,
+                                                    cudaEnableDefault, &q)) ||
         cudaDriverEntryPointSuccess != q) {
         batch_memop = NULL;
         wait_value = NULL;
+        write_value = NULL;
         last = (cudaSuccess == last) ? cudaErrorNotSupported : last;
         return -1;
     }
@@ -323,6 +332,12 @@ static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *
     }
     if (0 != driver_calls()) {
         return -1;
+    }
+    if (1 == n) {
+        /* one word (a receiver's start): the single operation, which the
+         * driver submits with less work than a batch */
+        return driver_check(write_value((CUstream) stream, (CUdeviceptr) (uintptr_t) addrs[0],
+                                        values[0], 0));
     }
     memset(ops, 0, sizeof(ops));
     for (i = 0; i < n; ++i) {
@@ -448,7 +463,8 @@ static const mca_part_ucx_device_ops_t ops = {
     dev_event_destroy,       dev_event_record,  dev_event_query,    dev_copy,
     dev_stream_sync,         dev_reduce,        dev_reduce3,        dev_last_error,
     dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
-    dev_stream_start_counted, dev_stream_wait_counted, dev_set_device, dev_reduce_load};
+    dev_stream_start_counted, dev_stream_wait_counted, dev_set_device, dev_reduce_load,
+    dev_gcoll,               dev_stream_wait_event};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

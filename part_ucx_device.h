@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 7
+#define MCA_PART_UCX_DEVICE_ABI 8
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* Element types the reduction kernels know. */
@@ -53,6 +53,50 @@ typedef enum {
     MCA_PART_UCX_OP_LXOR,
     MCA_PART_UCX_OP_BXOR
 } mca_part_ucx_opk_t;
+
+/* The GPU engine of partitioned collectives within a node
+ * (part_ucx_coll_gpu.c): one kernel an epoch, on a stream of its own (or
+ * forked from the application's), runs every transport partition of this
+ * rank through the collective as the partition becomes ready on the ranks
+ * it needs, reading the peers' buffers through their GPU mappings (one-shot
+ * pull; two-shot for large allreduces: rank w reduces slice w of each
+ * partition and stores it into every rank's result). */
+#define MCA_PART_UCX_GCOLL_MAX_RANKS 8
+
+typedef enum {
+    MCA_PART_UCX_GCOLL_ALLREDUCE,   /* one-shot */
+    MCA_PART_UCX_GCOLL_ALLREDUCE2,  /* two-shot */
+    MCA_PART_UCX_GCOLL_REDUCE,
+    MCA_PART_UCX_GCOLL_BCAST,
+    MCA_PART_UCX_GCOLL_ALLGATHER,
+    MCA_PART_UCX_GCOLL_ALLTOALL
+} mca_part_ucx_gcoll_kind_t;
+
+/* The kernel's work is cut into units of unit_bytes (the last one may be
+ * shorter) of the partition space (for allgather and alltoall, of a rank's
+ * block), each moved by one block once every user partition it overlaps
+ * is ready on the ranks it needs.
+ * A rank's window (GPU memory, mapped by its peers): ready[user_parts],
+ * then consumed[n][units] ([reader][k]: the reader has read this rank's
+ * data of unit k), then slices[n][units] ([writer][k]: two-shot, the
+ * writer stored its slice of k into this rank's result), then, for this
+ * rank only, count[user_parts]: units of the partition final, over all
+ * epochs (a partition is done at e times its units). */
+typedef struct mca_part_ucx_gcoll_args_t {
+    int kind, op, dt, esize;        /* dt/op: reductions; esize: bytes an element */
+    int me, n, root, pad;
+    uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
+    uint64_t units, unit_bytes;
+    uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */
+    const char *src[MCA_PART_UCX_GCOLL_MAX_RANKS];  /* rank r's contribution */
+    char *dst[MCA_PART_UCX_GCOLL_MAX_RANKS];        /* rank r's result */
+    volatile uint64_t *win[MCA_PART_UCX_GCOLL_MAX_RANKS]; /* rank r's window */
+    const volatile uint64_t *host_ready; /* this rank's host MPI_Pready, per user partition */
+    volatile uint64_t *done;        /* host memory: epoch per user partition whose result is final */
+    volatile uint64_t *finished;    /* host memory: the last epoch the kernel completed */
+    unsigned int *blocks_done;      /* GPU memory: blocks done this epoch */
+    char *scratch;                  /* in-place one-shot allreduce: results until read */
+} mca_part_ucx_gcoll_args_t;
 
 /* Every function returns 0 on success, a negative value on error. */
 typedef struct mca_part_ucx_device_ops_t {
@@ -106,6 +150,15 @@ typedef struct mca_part_ucx_device_ops_t {
      * go idle: never, while a stream or a kernel waits for this very
      * collective). */
     int (*reduce_load)(int op, int dt);
+    /* The GPU engine's kernel for args (host memory; dev: their copy in
+     * GPU memory) loaded (load: see reduce_load), or launched on stream
+     * with `blocks` blocks for `epoch` (0: *epoch_word, a stream's count
+     * of its epochs, which graph replays advance). */
+    int (*gcoll)(const mca_part_ucx_gcoll_args_t *args, const mca_part_ucx_gcoll_args_t *dev,
+                 uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
+                 void *stream, int load);
+    /* stream waits for event (recorded on another stream) */
+    int (*stream_wait_event)(void *stream, void *event);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

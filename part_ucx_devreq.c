@@ -148,8 +148,11 @@ static void mca_part_ucx_dev_push_epoch(mca_part_ucx_request_t *req, struct mca_
     size_t step = (size_t) 1 << d->host.group_shift, p;
     uint64_t epoch = req->epoch;
 
-    if (0 == d->host.pready_parts || req->epoch < 2) {
-        return; /* no MPIX_Pready here: a receive, or a bcast's non-root */
+    if (0 == d->host.pready_parts || req->epoch < 2 || NULL == ready) {
+        /* no MPIX_Pready here (a receive, or a bcast's non-root), or its
+         * marks are in GPU memory (the GPU engine): a stale copy only costs
+         * the first call of an epoch a read of the host's */
+        return;
     }
     for (p = 0; p < req->parts && mca_part_ucx_dev_mark_epoch(ready[p]) >= epoch - 1; p += step) {
     }
@@ -170,8 +173,8 @@ void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev
     }
     words = d->epoch_block.addr;
     w->epoch = words + MCA_PART_UCX_DEV_EPOCH;
+    w->epoch_dev = (volatile uint64_t *) &d->dptr->epoch_seen;
     if (NULL != d->host.remote_done) {
-        w->epoch_dev = (volatile uint64_t *) &d->dptr->epoch_seen;
         w->started_dev = (volatile uint64_t *) &d->dptr->stream_started;
         w->done = words + MCA_PART_UCX_DEV_DONE;
         w->done_dev = (volatile uint64_t *) &d->dptr->done_dev;
@@ -527,6 +530,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     struct mca_part_ucx_dev_t *d;
     bool coll = (MCA_PART_UCX_COLL == req->kind);
     bool send = (MCA_PART_UCX_SEND == req->kind) || coll;
+    bool gpu_engine = coll && NULL != creq->gpu_ready;
     /* Between epochs (made before a start), the current epoch is complete. */
     uint64_t completed = req->epoch - (OMPI_REQUEST_ACTIVE == req->super.req_state);
     int rc = OMPI_SUCCESS;
@@ -566,10 +570,10 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     OPAL_THREAD_LOCK(&m->lock);
     rc = mca_part_ucx_block_alloc_mapped(MCA_PART_UCX_DEV_WORDS * sizeof(uint64_t),
                                          &d->epoch_block);
-    if (OMPI_SUCCESS == rc && send) {
+    if (OMPI_SUCCESS == rc && send && !gpu_engine) {
         rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t), &d->ready_block);
     }
-    if (OMPI_SUCCESS == rc && coll) {
+    if (OMPI_SUCCESS == rc && coll && !gpu_engine) {
         rc = mca_part_ucx_block_alloc_mapped(req->parts * sizeof(uint64_t),
                                              &creq->coll_done_block);
     } else if (OMPI_SUCCESS == rc && !send && !req->proc_null) {
@@ -578,6 +582,12 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     OPAL_THREAD_UNLOCK(&m->lock);
     d->host.ready = d->ready_block.addr;
     d->host.arrived = coll ? creq->coll_done_block.addr : rreq->flags_block.addr;
+    if (gpu_engine) {
+        /* its kernel polls the ready words in GPU memory and writes the
+         * done words */
+        d->host.ready = creq->gpu_ready;
+        d->host.arrived = creq->gpu_done;
+    }
     d->host.epoch = d->epoch_block.addr;
     d->host.rtr = (const uint64_t *) d->epoch_block.addr + MCA_PART_UCX_DEV_RTR;
     d->host.error = (volatile uint32_t *) ((uint64_t *) d->epoch_block.addr +

@@ -38,6 +38,9 @@ static const struct {
         "Ready-to-receive notices sent on their own (a put or an active message)"},
     [MCA_PART_UCX_PVAR_SETUP_UNEXPECTED] = {"setup_unexpected",
         "Setup records of partitioned sends that came before their receive was initialized"},
+    [MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS] = {"coll_gpu_epochs",
+        "Epochs of partitioned collectives run by the GPU engine (one kernel an epoch, "
+        "within a node)"},
 };
 
 static int mca_part_ucx_pvar_read(const mca_base_pvar_t *pvar, void *value, void *obj)

@@ -71,6 +71,16 @@ typedef struct mca_part_ucx_request_ops_t {
     /* What the kind's progress waits on, to stderr, read without locks
      * (mca_part_ucx_dump), NULL: nothing beyond the base. */
     void (*dump)(const mca_part_ucx_request_t *req);
+    /* Stream-ordered epochs a kind runs on the GPU itself (a collective's
+     * GPU engine), NULL: none. gpu_epochs: the host word its GPU work sets
+     * to each epoch complete, NULL where this request does not run so;
+     * gpu_enqueue: its GPU work of an epoch, after the stream got here
+     * (epoch 0: the stream's count, *epoch_word); gpu_join: the stream
+     * waits for that work. */
+    const volatile uint64_t *(*gpu_epochs)(const mca_part_ucx_request_t *req);
+    int (*gpu_enqueue)(mca_part_ucx_request_t *req, void *stream, uint64_t epoch,
+                       const volatile uint64_t *epoch_word);
+    int (*gpu_join)(mca_part_ucx_request_t *req, void *stream);
 } mca_part_ucx_request_ops_t;
 
 /* A device request's hooks into the request it is bound to
@@ -278,6 +288,10 @@ typedef struct mca_part_ucx_collreq_t {
     struct mca_part_ucx_coll_t *coll; /* its schedule and state (part_ucx_coll.h) */
     mca_part_ucx_block_t coll_done_block; /* with a device request: epoch per partition
                                            * done, mapped for kernels */
+    /* The GPU engine's (part_ucx_coll_gpu.h), which a device request uses
+     * instead: the ready words its kernels mark (GPU memory) and the done
+     * words its kernel writes (host memory); NULL without the engine. */
+    volatile uint64_t *gpu_ready, *gpu_done;
 } mca_part_ucx_collreq_t;
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_collreq_t);

@@ -138,6 +138,8 @@ typedef struct mca_part_ucx_stream_plan_t {
      * peer or this side's kernels wait for the last of them): no event
      * need follow them, one CUDA call less an epoch. */
     bool start_implied;
+    /* The kind runs the epoch on the GPU itself (ops->gpu_enqueue). */
+    bool gpu;
 } mca_part_ucx_stream_plan_t;
 
 static const char *mca_part_ucx_stream_kind(const mca_part_ucx_request_t *req)
@@ -266,6 +268,19 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
         return MPI_ERR_REQUEST;
     }
     mca_part_ucx_dev_stream_words(req, &w);
+    if (NULL != req->ops->gpu_epochs && NULL != (plan->done = req->ops->gpu_epochs(req))) {
+        /* a collective's GPU engine: its kernel, forked from the stream,
+         * takes the epoch from the kernels' copy and MPIX_Parrived from
+         * the host word */
+        if (NULL != w.epoch_dev) {
+            plan->start[plan->n++] = w.epoch_dev;
+            plan->start[plan->n++] = w.epoch;
+        }
+        plan->gpu = true;
+        plan->start_implied = true;
+        MCA_PART_UCX_VERBOSE(10, "collective: stream-ordered epochs on the GPU engine");
+        return MPI_SUCCESS;
+    }
     if (mca_part_ucx_stream_direct(req, &w, capturing, plan)) {
         MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs without a host",
                              mca_part_ucx_stream_kind(req), req->peer, req->tag);
@@ -418,13 +433,18 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
     int rc = 0;
 
     if (counted) {
-        rc = (0 == plan->n) ? 0 : gpu->stream_start_counted(stream, count, plan->n, plan->start);
+        /* the GPU engine's kernel reads the count even where no word takes it */
+        rc = (0 == plan->n && !plan->gpu)
+                 ? 0 : gpu->stream_start_counted(stream, count, plan->n, plan->start);
     } else if (0 != plan->n) {
         for (i = 0; i < plan->n; ++i) {
             values[i] = (1 == plan->kernels) ? plan->value[i] : e;
         }
         rc = gpu->stream_write(stream, plan->n, plan->start, values,
                                mca_part_ucx_stream_by_kernel(plan->driven));
+    }
+    if (0 == rc && plan->gpu) {
+        rc = req->ops->gpu_enqueue(req, stream, counted ? 0 : e, counted ? count : NULL);
     }
     if (0 != rc) {
         return mca_part_ucx_stream_failed(req, gpu, "start");
@@ -550,7 +570,9 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         counter = (const volatile uint64_t *) req->stream_words.addr + MCA_PART_UCX_STREAM_COUNT;
-        if (req->proc_null || NULL == req->stream_wait) {
+        if (NULL != req->ops->gpu_epochs && NULL != req->ops->gpu_epochs(req)) {
+            err = req->ops->gpu_join(req, stream); /* the GPU engine's kernel */
+        } else if (req->proc_null || NULL == req->stream_wait) {
             err = 0; /* nothing to wait for, or the kernels' stream order does it */
         } else if (req->stream_epoch == counter) {
             err = gpu->stream_wait_counted(stream, req->stream_wait, counter);

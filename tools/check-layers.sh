@@ -20,6 +20,7 @@ layers=(
     part_ucx_sendreq     #   point-to-point send
     part_ucx_devreq      # device requests (MPIX_Prequest_create)
     part_ucx_stream      # stream-ordered epochs (MPIX_Start_enqueue, MPIX_Wait_enqueue)
+    part_ucx_coll_gpu    # collectives: the GPU engine (one kernel an epoch, within a node)
     part_ucx_coll        # collectives: the schedule engine
     part_ucx_schedule    #   the schedule builders
     part_ucx_coll_mpix   #   MPIX_P*_init of the module (the bindings: ompi/mpiext/part)

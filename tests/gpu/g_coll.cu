@@ -11,7 +11,10 @@
  *   -a  a kernel polls device MPIX_Parrived and snapshots each partition at
  *       arrival; the snapshot must already be the final result
  *   -w  host MPI_Parrived on every partition before MPI_Wait
- *   -E  GPU error cases (MPI_MAXLOC, non-contiguous type) first */
+ *   -E  GPU error cases (MPI_MAXLOC, non-contiguous type) first
+ *   -G 1|0  the collective ran (1) or did not run (0) on the GPU engine
+ *       (MPI_T counter part_ucx_coll_gpu_epochs: at least one epoch a rank,
+ *       or none) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -239,11 +242,23 @@ static void errors(int parts, int count)
     CUDA(cudaFree(buf));
 }
 
+/* The GPU engine's epoch counter, from now on. */
+static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *handle)
+{
+    int provided, index, n = 0;
+
+    T_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    T_MPI(MPI_T_pvar_get_index("part_ucx_coll_gpu_epochs", MPI_T_PVAR_CLASS_COUNTER, &index));
+    T_MPI(MPI_T_pvar_session_create(session));
+    T_MPI(MPI_T_pvar_handle_alloc(*session, index, NULL, handle, &n));
+    T_MPI(MPI_T_pvar_start(*session, *handle));
+}
+
 int main(int argc, char **argv)
 {
     opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
-    int dbl = 0, opt;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawEA:")) != -1) {
+    int dbl = 0, opt, engine = -1;
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawEA:G:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -266,6 +281,7 @@ int main(int argc, char **argv)
         case 'a': o.kpoll = 1; break;
         case 'w': o.hpoll = 1; break;
         case 'E': o.errors = 1; break;
+        case 'G': engine = atoi(optarg); break;
         default: return 2;
         }
     }
@@ -273,7 +289,19 @@ int main(int argc, char **argv)
     (void) g_select_gpu();
     MPI_Init(&argc, &argv);
     if (o.errors) errors(o.parts, o.count);
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle handle;
+    if (engine >= 0) gpu_epochs_begin(&session, &handle);
     if (dbl) run<double>(o, MPI_DOUBLE);
     else run<int>(o, MPI_INT);
+    if (engine >= 0) {
+        unsigned long long n = 0;
+        T_MPI(MPI_T_pvar_read(session, handle, &n));
+        T_CHECK(engine ? n > 0 : 0 == n, "%llu epochs on the GPU engine, expected %s", n,
+                engine ? "some" : "none");
+        T_MPI(MPI_T_pvar_handle_free(session, &handle));
+        T_MPI(MPI_T_pvar_session_free(&session));
+        T_MPI(MPI_T_finalize());
+    }
     return t_finish("g_coll");
 }

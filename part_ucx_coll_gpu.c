@@ -1,0 +1,523 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * The GPU engine's host side (part_ucx_coll_gpu.h): setup at init, one
+ * launch an epoch, the host's MPI_Pready/MPI_Parrived on its words.
+ */
+
+#include "ompi_config.h"
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/proc/proc.h"
+
+#include "part_ucx.h"
+#include "part_ucx_coll_gpu.h"
+#include "part_ucx_ctrl.h"
+#include "part_ucx_device_plugin.h"
+#include "part_ucx_mem.h"
+#include "part_ucx_memtype.h"
+#include "part_ucx_pvar.h"
+
+enum { MCA_PART_UCX_GCOLL_WIN, MCA_PART_UCX_GCOLL_SRC, MCA_PART_UCX_GCOLL_DST,
+       MCA_PART_UCX_GCOLL_REGIONS };
+
+struct mca_part_ucx_gcoll_t {
+    mca_part_ucx_gcoll_args_t args;
+    mca_part_ucx_gcoll_args_t *dargs; /* their copy in GPU memory */
+    int dargs_dev;
+    void *win;                      /* this rank's window (args.win[me]) */
+    size_t win_bytes;
+    int win_dev, scratch_dev;
+    /* this rank's window, contribution and result, registered for the peers */
+    ucp_mem_h memh[MCA_PART_UCX_GCOLL_REGIONS];
+    ucp_rkey_h rkeys[MCA_PART_UCX_GCOLL_MAX_RANKS][MCA_PART_UCX_GCOLL_REGIONS];
+    mca_part_ucx_block_t words;     /* host_ready[user_parts] | done[user_parts] | finished */
+    void *fork, *join;              /* events: stream-ordered epochs */
+    unsigned blocks;
+    uint64_t pending;               /* a host-started epoch whose kernel is not launched yet */
+    uint64_t enq_epoch;             /* the enqueued epoch, 0: the stream's count, */
+    const volatile uint64_t *enq_word; /* in this word */
+};
+
+/* One rank's regions as the others map them. */
+typedef struct mca_part_ucx_gcoll_region_t {
+    uint64_t addr[MCA_PART_UCX_GCOLL_REGIONS];
+    uint32_t key_len[MCA_PART_UCX_GCOLL_REGIONS];
+    uint32_t ok;
+} mca_part_ucx_gcoll_region_t;
+
+static inline size_t mca_part_ucx_gcoll_max(size_t a, size_t b)
+{
+    return (a > b) ? a : b;
+}
+
+bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in_place)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+    int n = ompi_comm_size(c->comm), r;
+
+    if (kind < 0 || !mca_part_ucx_module.params.coll_gpu_engine || NULL == gpu ||
+        n > MCA_PART_UCX_GCOLL_MAX_RANKS || !c->device ||
+        (MCA_PART_UCX_GCOLL_ALLTOALL == kind && in_place)) {
+        return false;
+    }
+    /* every buffer of this rank on the GPU, contiguous */
+    if ((NULL != c->acc && c->acc != c->owned && !mca_part_ucx_is_device(c->acc, 1)) ||
+        (NULL != c->sendbuf && !mca_part_ucx_is_device(c->sendbuf, 1)) ||
+        !ompi_datatype_is_contiguous_memory_layout(c->dtype, 2)) {
+        return false;
+    }
+    for (r = 0; r < n; ++r) {
+        ompi_proc_t *proc = ompi_comm_peer_lookup(c->comm, r);
+        if (NULL == proc || !OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
+{
+    int two = mca_part_ucx_module.params.coll_gpu_twoshot_bytes;
+
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE == kind && n > 2 && two > 0 && bytes >= (uint64_t) two) {
+        return MCA_PART_UCX_GCOLL_ALLREDUCE2; /* each rank moves 2 (n - 1) / n of the data */
+    }
+    return kind;
+}
+
+/* Register [addr, addr + len) of GPU memory for the peers. */
+static int mca_part_ucx_gcoll_map(void *addr, size_t len, ucp_mem_h *memh, void **packed,
+                                  size_t *packed_len)
+{
+    ucp_mem_map_params_t params = {0};
+
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                        UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+    params.address = addr;
+    params.length = len;
+    params.memory_type = UCS_MEMORY_TYPE_CUDA;
+    if (UCS_OK != ucp_mem_map(mca_part_ucx_module.context, &params, memh)) {
+        *memh = NULL;
+        return OMPI_ERROR;
+    }
+    if (UCS_OK != ucp_rkey_pack(mca_part_ucx_module.context, *memh, packed, packed_len)) {
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* This rank's regions: the window (zeroed), its contribution and result. */
+static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g,
+                                    size_t src_len, size_t dst_len,
+                                    mca_part_ucx_gcoll_region_t *mine,
+                                    void *keys[MCA_PART_UCX_GCOLL_REGIONS])
+{
+    mca_part_ucx_gcoll_args_t *a = &g->args;
+    void *addr[MCA_PART_UCX_GCOLL_REGIONS];
+    size_t len[MCA_PART_UCX_GCOLL_REGIONS], klen;
+    void *zero;
+    int i, rc;
+
+    g->win_bytes = sizeof(uint64_t) * (2 * a->user_parts + 2 * (size_t) a->n * a->units + 1);
+    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(g->win_bytes, &g->win, &g->win_dev)) {
+        g->win = NULL;
+        return OMPI_ERROR;
+    }
+    zero = calloc(1, g->win_bytes);
+    rc = (NULL == zero) ? OMPI_ERROR : mca_part_ucx_device_copy_in(g->win, zero, g->win_bytes);
+    free(zero);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    addr[MCA_PART_UCX_GCOLL_WIN] = g->win;
+    len[MCA_PART_UCX_GCOLL_WIN] = g->win_bytes;
+    addr[MCA_PART_UCX_GCOLL_SRC] = (void *) (NULL != c->sendbuf ? c->sendbuf : NULL);
+    len[MCA_PART_UCX_GCOLL_SRC] = src_len;
+    addr[MCA_PART_UCX_GCOLL_DST] = (c->acc != c->owned) ? c->acc : NULL;
+    len[MCA_PART_UCX_GCOLL_DST] = dst_len;
+    for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+        mine->addr[i] = (uint64_t) (uintptr_t) addr[i];
+        if (NULL == addr[i] || 0 == len[i]) {
+            continue;
+        }
+        if (OMPI_SUCCESS != mca_part_ucx_gcoll_map(addr[i], len[i], &g->memh[i], &keys[i], &klen)) {
+            return OMPI_ERROR;
+        }
+        mine->key_len[i] = (uint32_t) klen;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Rank r's regions mapped here (rank me's own: as they are). */
+static int mca_part_ucx_gcoll_peer(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g, int r,
+                                   const mca_part_ucx_gcoll_region_t *reg, const char *keys,
+                                   void *ptr[MCA_PART_UCX_GCOLL_REGIONS])
+{
+    mca_part_ucx_peer_t *peer;
+    int i;
+
+    if (r == g->args.me) {
+        for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+            ptr[i] = (void *) (uintptr_t) reg->addr[i];
+        }
+        return OMPI_SUCCESS;
+    }
+    peer = mca_part_ucx_peer_get(ompi_comm_peer_lookup(c->comm, r));
+    if (NULL == peer) {
+        return OMPI_ERROR;
+    }
+    for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+        ptr[i] = NULL;
+        if (0 == reg->key_len[i]) {
+            continue;
+        }
+        if (UCS_OK != ucp_ep_rkey_unpack(peer->eps[0], keys, &g->rkeys[r][i]) ||
+            UCS_OK != ucp_rkey_ptr(g->rkeys[r][i], reg->addr[i], &ptr[i])) {
+            MCA_PART_UCX_VERBOSE(5, "collective: rank %d's GPU memory does not map here (cuda_ipc "
+                                 "rkey_ptr): the schedule engine runs it", r);
+            return OMPI_ERROR;
+        }
+        keys += reg->key_len[i];
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Everyone's regions: the fixed parts, then the packed keys. */
+static int mca_part_ucx_gcoll_exchange(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g,
+                                       mca_part_ucx_gcoll_region_t *mine,
+                                       void *keys[MCA_PART_UCX_GCOLL_REGIONS],
+                                       mca_part_ucx_gcoll_region_t *all, int *ok)
+{
+    ompi_communicator_t *comm = c->comm;
+    int n = g->args.n, r, i, rc, *counts, *displs, total = 0, len = 0;
+    char *buf = NULL, *all_keys = NULL;
+    void *ptr[MCA_PART_UCX_GCOLL_REGIONS];
+
+    for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+        len += (int) mine->key_len[i];
+    }
+    rc = comm->c_coll->coll_allgather(mine, sizeof(*mine), MPI_BYTE, all, sizeof(*mine),
+                                      MPI_BYTE, comm, comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    counts = calloc(2 * (size_t) n, sizeof(int));
+    buf = malloc((size_t) len + 1);
+    if (NULL == counts || NULL == buf) {
+        free(counts);
+        free(buf);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    displs = counts + n;
+    for (r = 0; r < n; ++r) {
+        for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+            counts[r] += (int) all[r].key_len[i];
+        }
+        displs[r] = total;
+        total += counts[r];
+    }
+    for (i = 0, len = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+        if (0 != mine->key_len[i]) {
+            memcpy(buf + len, keys[i], mine->key_len[i]);
+            len += (int) mine->key_len[i];
+        }
+    }
+    all_keys = malloc((size_t) total + 1);
+    rc = (NULL == all_keys) ? OMPI_ERR_OUT_OF_RESOURCE
+                            : comm->c_coll->coll_allgatherv(buf, len, MPI_BYTE, all_keys, counts,
+                                                            displs, MPI_BYTE, comm,
+                                                            comm->c_coll->coll_allgatherv_module);
+    for (r = 0; OMPI_SUCCESS == rc && r < n && *ok; ++r) {
+        *ok = all[r].ok && OMPI_SUCCESS == mca_part_ucx_gcoll_peer(c, g, r, &all[r],
+                                                                   all_keys + displs[r], ptr);
+        g->args.win[r] = ptr[MCA_PART_UCX_GCOLL_WIN];
+        g->args.src[r] = ptr[MCA_PART_UCX_GCOLL_SRC];
+        g->args.dst[r] = ptr[MCA_PART_UCX_GCOLL_DST];
+    }
+    free(all_keys);
+    free(buf);
+    free(counts);
+    return rc;
+}
+
+/* The host words and the kernel's arguments in GPU memory; the kernel
+ * loaded (CUDA's lazy loading: see reduce_load). */
+static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g)
+{
+    mca_part_ucx_gcoll_args_t *a = &g->args;
+    volatile uint64_t *words;
+    int rc;
+
+    OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
+    rc = mca_part_ucx_block_alloc_mapped(sizeof(uint64_t) * (2 * a->user_parts + 1), &g->words);
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    words = g->words.addr;
+    a->host_ready = words;
+    a->done = words + a->user_parts;
+    a->finished = words + 2 * a->user_parts;
+    a->blocks_done = (unsigned int *) ((uint64_t *) g->win + g->win_bytes / sizeof(uint64_t) - 1);
+    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(sizeof(*a), (void **) &g->dargs, &g->dargs_dev)) {
+        g->dargs = NULL;
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (OMPI_SUCCESS != mca_part_ucx_device_copy_in(g->dargs, a, sizeof(*a)) ||
+        0 != mca_part_ucx_device_event_get(&g->fork) ||
+        0 != mca_part_ucx_device_event_get(&g->join) ||
+        0 != c->gpu->gcoll(a, g->dargs, 0, NULL, 0, NULL, 1)) {
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t block_bytes,
+                             bool *used)
+{
+    mca_part_ucx_module_t *m = &mca_part_ucx_module;
+    ompi_communicator_t *comm = c->comm;
+    int n = ompi_comm_size(comm), rc, ok, i;
+    size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, src_len, dst_len;
+    mca_part_ucx_gcoll_region_t mine = {0}, *all;
+    void *keys[MCA_PART_UCX_GCOLL_REGIONS] = {NULL};
+    mca_part_ucx_gcoll_args_t *a;
+    mca_part_ucx_gcoll_t *g;
+
+    *used = false;
+    g = calloc(1, sizeof(*g));
+    all = calloc((size_t) n, sizeof(*all));
+    if (NULL == g || NULL == all) {
+        free(g);
+        free(all);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    c->gcoll = g;
+    a = &g->args;
+    total = c->user_parts * user_bytes;
+    /* units: a multiple of 16 bytes (and so of every element size) */
+    unit = (size_t) mca_part_ucx_gcoll_max(16, (size_t) m->params.coll_gpu_unit_bytes);
+    unit = (unit + 15) & ~(size_t) 15;
+    a->kind = mca_part_ucx_gcoll_kind(kind, n, total);
+    a->op = c->gpu_op;
+    a->dt = c->gpu_type;
+    a->me = ompi_comm_rank(comm);
+    a->n = n;
+    a->root = root;
+    a->user_parts = c->user_parts;
+    a->user_bytes = user_bytes;
+    a->unit_bytes = unit;
+    a->units = (total + unit - 1) / unit;
+    a->block_bytes = block_bytes;
+    g->blocks = (unsigned) mca_part_ucx_gcoll_max(1, (size_t) m->params.coll_gpu_blocks);
+    g->blocks = (a->units < g->blocks) ? (unsigned) a->units : g->blocks;
+    src_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind) ? (size_t) n * block_bytes : total;
+    dst_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind || MCA_PART_UCX_GCOLL_ALLGATHER == kind)
+                  ? (size_t) n * block_bytes : total;
+    ok = (OMPI_SUCCESS == mca_part_ucx_gcoll_local(c, g, src_len, dst_len, &mine, keys));
+    mine.ok = (uint32_t) ok;
+    rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
+    for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+        if (NULL != keys[i]) {
+            ucp_rkey_buffer_release(keys[i]);
+        }
+    }
+    free(all);
+    if (OMPI_SUCCESS == rc) {
+        /* where a rank has no contribution of its own, it is its result */
+        for (i = 0; i < n; ++i) {
+            if (NULL == a->src[i]) {
+                a->src[i] = (MCA_PART_UCX_GCOLL_ALLGATHER == kind)
+                                ? a->dst[i] + (size_t) i * block_bytes : a->dst[i];
+            }
+        }
+        if (MCA_PART_UCX_GCOLL_ALLREDUCE == a->kind && NULL == c->sendbuf) {
+            /* in place: results wait here until the peers have read ours */
+            void *scratch = NULL;
+            ok = ok && OMPI_SUCCESS == mca_part_ucx_devmem_alloc(total, &scratch,
+                                                                 &g->scratch_dev);
+            a->scratch = scratch;
+        }
+        ok = ok && OMPI_SUCCESS == mca_part_ucx_gcoll_finish_setup(c, g);
+        /* every rank ready, or none uses it */
+        rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm,
+                                          comm->c_coll->coll_allreduce_module);
+    }
+    if (OMPI_SUCCESS != rc || !ok) {
+        mca_part_ucx_gcoll_release(c);
+        return (OMPI_SUCCESS != rc) ? MPI_ERR_INTERN : MPI_SUCCESS;
+    }
+    *used = true;
+    MCA_PART_UCX_VERBOSE(10, "collective on %d ranks: GPU engine, kind %d, %llu units of %zu "
+                         "bytes, %u blocks", n, a->kind, (unsigned long long) a->units, unit,
+                         g->blocks);
+    return MPI_SUCCESS;
+}
+
+void mca_part_ucx_gcoll_release(mca_part_ucx_coll_t *c)
+{
+    mca_part_ucx_gcoll_t *g = c->gcoll;
+    int r, i;
+
+    if (NULL == g) {
+        return;
+    }
+    /* the last epoch's kernel is done (the request is inactive), but it
+     * may still be leaving the GPU */
+    if (NULL != c->stream) {
+        (void) c->gpu->stream_sync(c->stream);
+    }
+    for (r = 0; r < MCA_PART_UCX_GCOLL_MAX_RANKS; ++r) {
+        for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+            if (NULL != g->rkeys[r][i]) {
+                ucp_rkey_destroy(g->rkeys[r][i]);
+            }
+        }
+    }
+    for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
+        if (NULL != g->memh[i]) {
+            ucp_mem_unmap(mca_part_ucx_module.context, g->memh[i]);
+        }
+    }
+    if (NULL != g->fork) {
+        mca_part_ucx_device_event_put(g->fork);
+    }
+    if (NULL != g->join) {
+        mca_part_ucx_device_event_put(g->join);
+    }
+    if (NULL != g->args.scratch) {
+        mca_part_ucx_devmem_free(g->args.scratch, g->args.user_parts * g->args.user_bytes,
+                                 g->scratch_dev);
+    }
+    if (NULL != g->dargs) {
+        mca_part_ucx_devmem_free(g->dargs, sizeof(g->args), g->dargs_dev);
+    }
+    if (NULL != g->win) {
+        mca_part_ucx_devmem_free(g->win, g->win_bytes, g->win_dev);
+    }
+    OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
+    mca_part_ucx_block_free(&g->words);
+    OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
+    free(g);
+    c->gcoll = NULL;
+}
+
+/* The kernel goes to the GPU after the application's producing kernels
+ * were launched, not at the start: with CUDA's lazy loading (the default)
+ * a kernel's first launch waits for the GPU to go idle, which a running
+ * engine kernel, waiting for that very producer's partitions, never lets
+ * it. A host-started epoch's kernel therefore goes at the epoch's first
+ * progress (MPI_Wait, MPI_Test, MPI_Parrived, MPI_Pready), a
+ * stream-ordered one at MPIX_Wait_enqueue, both behind the producer's
+ * launch in the host's program order; the GPU still runs it beside the
+ * producer, from the start's place in the stream. */
+int mca_part_ucx_gcoll_start(mca_part_ucx_coll_t *c, uint64_t epoch)
+{
+    c->gcoll->pending = epoch;
+    return OMPI_SUCCESS;
+}
+
+int mca_part_ucx_gcoll_launch(mca_part_ucx_coll_t *c)
+{
+    mca_part_ucx_gcoll_t *g = c->gcoll;
+    uint64_t epoch = g->pending;
+
+    if (0 == epoch) {
+        return OMPI_SUCCESS;
+    }
+    g->pending = 0;
+    mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS, 1);
+    return (0 == c->gpu->gcoll(&g->args, g->dargs, epoch, NULL, g->blocks, c->stream, 0))
+               ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+int mca_part_ucx_gcoll_enqueue(mca_part_ucx_coll_t *c, void *stream, uint64_t epoch,
+                               const volatile uint64_t *epoch_word)
+{
+    mca_part_ucx_gcoll_t *g = c->gcoll;
+
+    g->enq_epoch = epoch;
+    g->enq_word = epoch_word;
+    return (0 == c->gpu->event_record(g->fork, stream)) ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+int mca_part_ucx_gcoll_join(mca_part_ucx_coll_t *c, void *stream)
+{
+    mca_part_ucx_gcoll_t *g = c->gcoll;
+
+    mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS, 1); /* graphs: once per capture */
+    if (0 != c->gpu->stream_wait_event(c->stream, g->fork) ||
+        0 != c->gpu->gcoll(&g->args, g->dargs, g->enq_epoch, g->enq_word, g->blocks, c->stream,
+                           0) ||
+        0 != c->gpu->event_record(g->join, c->stream) ||
+        0 != c->gpu->stream_wait_event(stream, g->join)) {
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+const volatile uint64_t *mca_part_ucx_gcoll_finished(const mca_part_ucx_coll_t *c)
+{
+    return c->gcoll->args.finished;
+}
+
+int mca_part_ucx_gcoll_pready(mca_part_ucx_coll_t *c, size_t u, uint64_t epoch)
+{
+    volatile uint64_t *host_ready = (volatile uint64_t *) c->gcoll->args.host_ready;
+
+    if (c->user_ready[u] == epoch) {
+        return MPI_ERR_ARG; /* already ready in this epoch */
+    }
+    c->user_ready[u] = epoch;
+    opal_atomic_wmb(); /* the data (the host synchronised with its producer) before the word */
+    host_ready[u] = epoch;
+    return MPI_SUCCESS;
+}
+
+bool mca_part_ucx_gcoll_parrived(const mca_part_ucx_coll_t *c, size_t first, size_t last,
+                                 uint64_t epoch)
+{
+    const volatile uint64_t *done = c->gcoll->args.done;
+    size_t u;
+
+    for (u = first; u <= last; ++u) {
+        if (done[u] < epoch) {
+            return false;
+        }
+    }
+    opal_atomic_rmb(); /* the results after the words */
+    return true;
+}
+
+volatile uint64_t *mca_part_ucx_gcoll_ready_words(const mca_part_ucx_coll_t *c)
+{
+    return c->gcoll->args.win[c->gcoll->args.me];
+}
+
+volatile uint64_t *mca_part_ucx_gcoll_done_words(const mca_part_ucx_coll_t *c)
+{
+    return (volatile uint64_t *) c->gcoll->args.done;
+}
+
+void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)
+{
+    const mca_part_ucx_gcoll_args_t *a = &c->gcoll->args;
+    size_t u, ready = 0, done = 0;
+
+    for (u = 0; u < a->user_parts; ++u) {
+        ready += (a->host_ready[u] >= epoch);
+        done += (a->done[u] >= epoch);
+    }
+    mca_part_ucx_dump_line("  GPU engine: kind %d, %llu units, %u blocks; finished %" PRIu64
+                           "; host-readied %zu, done %zu of %llu partitions", a->kind,
+                           (unsigned long long) a->units, c->gcoll->blocks, *a->finished, ready,
+                           done, (unsigned long long) a->user_parts);
+}

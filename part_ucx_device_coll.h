@@ -1,0 +1,471 @@
+/*
+ * Copyright (c) 2026      The part/ucx developers. All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+
+/*
+ * The GPU engine's kernel (mca_part_ucx_gcoll_args_t, part_ucx_device.h):
+ * CUDA code, included by part_ucx_device.cu only (after part_op).
+ *
+ * One kernel an epoch. Its blocks take the transport partitions in turn
+ * (t = blockIdx.x, + gridDim.x, ...), and for each:
+ *   1. wait until this rank made t ready: a kernel's MPIX_Pready marks the
+ *      window's ready word; a host MPI_Pready marks host memory, which the
+ *      kernel copies into the window for the peers;
+ *   2. wait until every rank t needs made it ready (peers' windows);
+ *   3. move t: reduce the ranks' data in rank order (every rank gets the
+ *      same bits), or copy it, reading the peers' buffers through their
+ *      GPU mappings; two-shot: reduce slice `me` and store it into every
+ *      rank's result;
+ *   4. tell each rank read from that its data of t is read (and two-shot,
+ *      that a slice of its result is stored), with a system-scope release.
+ * Then each block waits, for its partitions, until every rank that reads
+ * this rank's data has read it (the application may then write its buffer
+ * again), and two-shot until every slice of the result is there; only
+ * then are the in-place results copied out and the done words written.
+ * The last block to finish writes the epoch into `finished`. A block never
+ * waits for another block of its own kernel, and a rank's block waits for
+ * a peer only after it marked this rank's readiness of the same
+ * partition, so no wait is circular.
+ *
+ * Peers' data is read with ld.global.cg (past L1, which is not coherent
+ * and may hold an earlier epoch's data), after an acquire of the word that
+ * said it is there.
+ */
+
+#define GCOLL_THREADS 512
+
+__device__ static inline void gcoll_fence(void)
+{
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+#else
+    __threadfence_system();
+#endif
+}
+
+__device__ static inline void gcoll_nap(void)
+{
+#if __CUDA_ARCH__ >= 700
+    __nanosleep(32);
+#endif
+}
+
+template <typename T> __device__ static inline T gcoll_apply(int op, T a, T b)
+{
+    switch (op) {
+    case MCA_PART_UCX_OP_MAX: return part_op<T, MCA_PART_UCX_OP_MAX>::f(a, b);
+    case MCA_PART_UCX_OP_MIN: return part_op<T, MCA_PART_UCX_OP_MIN>::f(a, b);
+    case MCA_PART_UCX_OP_SUM: return part_op<T, MCA_PART_UCX_OP_SUM>::f(a, b);
+    case MCA_PART_UCX_OP_PROD: return part_op<T, MCA_PART_UCX_OP_PROD>::f(a, b);
+    }
+    if constexpr (std::is_integral<T>::value) {
+        switch (op) {
+        case MCA_PART_UCX_OP_LAND: return part_op<T, MCA_PART_UCX_OP_LAND>::f(a, b);
+        case MCA_PART_UCX_OP_LOR: return part_op<T, MCA_PART_UCX_OP_LOR>::f(a, b);
+        case MCA_PART_UCX_OP_LXOR: return part_op<T, MCA_PART_UCX_OP_LXOR>::f(a, b);
+        case MCA_PART_UCX_OP_BAND: return part_op<T, MCA_PART_UCX_OP_BAND>::f(a, b);
+        case MCA_PART_UCX_OP_BOR: return part_op<T, MCA_PART_UCX_OP_BOR>::f(a, b);
+        case MCA_PART_UCX_OP_BXOR: return part_op<T, MCA_PART_UCX_OP_BXOR>::f(a, b);
+        }
+    }
+    return a;
+}
+
+/* The window's words of rank r. */
+__device__ static inline volatile uint64_t *gcoll_ready(const mca_part_ucx_gcoll_args_t &a, int r)
+{
+    return a.win[r];
+}
+
+__device__ static inline volatile uint64_t *gcoll_consumed(const mca_part_ucx_gcoll_args_t &a,
+                                                           int r, int reader, uint64_t k)
+{
+    return a.win[r] + a.user_parts + (uint64_t) reader * a.units + k;
+}
+
+__device__ static inline volatile uint64_t *gcoll_slices(const mca_part_ucx_gcoll_args_t &a,
+                                                         int r, int writer, uint64_t k)
+{
+    return a.win[r] + a.user_parts + (uint64_t) (a.n + writer) * a.units + k;
+}
+
+__device__ static inline unsigned long long *gcoll_count(const mca_part_ucx_gcoll_args_t &a,
+                                                         uint64_t u)
+{
+    return (unsigned long long *) (a.win[a.me] + a.user_parts + 2 * (uint64_t) a.n * a.units) + u;
+}
+
+/* Unit k: its byte range [*off, *off + return) and the user partitions
+ * [*u0, *u1] it overlaps. */
+__device__ static inline uint64_t gcoll_unit(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                             uint64_t *off, uint64_t *u0, uint64_t *u1)
+{
+    uint64_t total = a.user_parts * a.user_bytes, end;
+
+    *off = k * a.unit_bytes;
+    end = (*off + a.unit_bytes < total) ? *off + a.unit_bytes : total;
+    *u0 = *off / a.user_bytes;
+    *u1 = (end - 1) / a.user_bytes;
+    return end - *off;
+}
+
+/* Whether this rank makes partitions ready (a bcast's other ranks do not). */
+__device__ static inline bool gcoll_readies(const mca_part_ucx_gcoll_args_t &a)
+{
+    return MCA_PART_UCX_GCOLL_BCAST != a.kind || a.me == a.root;
+}
+
+/* Whether this rank reads rank r's data. */
+__device__ static inline bool gcoll_reads(const mca_part_ucx_gcoll_args_t &a, int r)
+{
+    if (r == a.me) {
+        return false;
+    }
+    switch (a.kind) {
+    case MCA_PART_UCX_GCOLL_REDUCE: return a.me == a.root;
+    case MCA_PART_UCX_GCOLL_BCAST: return r == a.root;
+    }
+    return true;
+}
+
+/* Whether rank r reads this rank's data. */
+__device__ static inline bool gcoll_read_by(const mca_part_ucx_gcoll_args_t &a, int r)
+{
+    if (r == a.me) {
+        return false;
+    }
+    switch (a.kind) {
+    case MCA_PART_UCX_GCOLL_REDUCE: return r == a.root;
+    case MCA_PART_UCX_GCOLL_BCAST: return a.me == a.root;
+    }
+    return true;
+}
+
+/* Whether this rank's result of a partition is final only at the end: an
+ * in-place one-shot result waits in scratch until the peers have read the
+ * contribution it overwrites, a two-shot one for every slice, and a
+ * reduce's other ranks have a result only in that their data was read. */
+__device__ static inline bool gcoll_done_late(const mca_part_ucx_gcoll_args_t &a)
+{
+    return NULL != a.scratch || MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind ||
+           (MCA_PART_UCX_GCOLL_REDUCE == a.kind && a.me != a.root);
+}
+
+/* Step 1: this rank's readiness of the user partitions [u0, u1], each by
+ * one thread; a host mark is copied into the window (host memory is read
+ * only every 16th look: a read from a kernel takes about a microsecond). */
+__device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a, uint64_t u0,
+                                              uint64_t u1, uint64_t e)
+{
+    volatile uint64_t *ready = gcoll_ready(a, a.me);
+
+    for (uint64_t u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
+        for (unsigned i = 0; ready[u] < e; ++i) {
+            if (0 == (i & 15) && a.host_ready[u] >= e) {
+                gcoll_fence(); /* the data the host saw ready before the word */
+                ready[u] = e;
+                break;
+            }
+            gcoll_nap();
+        }
+    }
+}
+
+/* Step 2: every rank read from made [u0, u1] ready, one (rank, user
+ * partition) pair a thread; each acquires what it saw. */
+__device__ static inline void gcoll_peers_ready(const mca_part_ucx_gcoll_args_t &a, uint64_t u0,
+                                                uint64_t u1, uint64_t e)
+{
+    uint64_t span = u1 - u0 + 1, pairs = (uint64_t) a.n * span;
+    bool polled = false;
+
+    for (uint64_t i = threadIdx.x; i < pairs; i += blockDim.x) {
+        int r = (int) (i / span);
+        if (gcoll_reads(a, r)) {
+            while (gcoll_ready(a, r)[u0 + i % span] < e) {
+                gcoll_nap();
+            }
+            polled = true;
+        }
+    }
+    if (polled) {
+        gcoll_fence();
+    }
+}
+
+/* The words of the ranks this rank read unit k from (consumed, and
+ * two-shot slices), each by one thread after a release of the block's
+ * work (the caller's barrier makes it cumulative). */
+__device__ static inline void gcoll_tell(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                         uint64_t e)
+{
+    int r = (int) threadIdx.x;
+
+    if (r < a.n && gcoll_reads(a, r)) {
+        gcoll_fence();
+        *gcoll_consumed(a, r, a.me, k) = e;
+        if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind) {
+            *gcoll_slices(a, r, a.me, k) = e;
+        }
+    }
+}
+
+/* This rank's result of unit k is final: count it toward the user
+ * partitions it overlaps, and write the done word (the host and
+ * MPIX_Parrived read it) of each one whose last unit this is, after a
+ * release of the result. */
+__device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                         uint64_t e)
+{
+    uint64_t off, u0, u1, u;
+
+    __syncthreads();
+    (void) gcoll_unit(a, k, &off, &u0, &u1);
+    for (u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
+        uint64_t first = u * a.user_bytes / a.unit_bytes;
+        uint64_t last = ((u + 1) * a.user_bytes - 1) / a.unit_bytes;
+        unsigned long long units = last - first + 1;
+        gcoll_fence(); /* the block's result (after the barrier) before the count */
+        if (atomicAdd(gcoll_count(a, u), 1ull) + 1 == e * units) {
+            gcoll_fence(); /* the other units' results, seen through the count */
+            a.done[u] = e;
+        }
+    }
+}
+
+/* The elements [lo, hi) after byte offset `off` of the partition space:
+ * op over the ranks r, in rank order, of src[r]'s, into dst + off (all:
+ * into every rank's dst + off instead). Sixteen bytes at a time where every
+ * address allows it. */
+template <typename T>
+__device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
+                                           uint64_t lo, uint64_t hi, char *dst, bool all)
+{
+    const int V = 16 / sizeof(T);
+    uint64_t base = off + lo * sizeof(T);
+    uintptr_t align = (uintptr_t) base | (uintptr_t) ((hi - lo) * sizeof(T));
+    int r;
+
+    for (r = 0; r < a.n; ++r) {
+        align |= (uintptr_t) a.src[r] | (uintptr_t) (all ? a.dst[r] : dst);
+    }
+    if (0 == (align & 15)) {
+        uint64_t n16 = (hi - lo) / V;
+        for (uint64_t i = threadIdx.x; i < n16; i += blockDim.x) {
+            union {
+                uint4 v;
+                T x[V];
+            } acc, in;
+            acc.v = __ldcg((const uint4 *) (a.src[0] + base) + i);
+            for (r = 1; r < a.n; ++r) {
+                in.v = __ldcg((const uint4 *) (a.src[r] + base) + i);
+#pragma unroll
+                for (int k = 0; k < V; ++k) {
+                    acc.x[k] = gcoll_apply<T>(a.op, acc.x[k], in.x[k]);
+                }
+            }
+            for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
+                ((uint4 *) ((all ? a.dst[r] : dst) + base))[i] = acc.v;
+            }
+        }
+        return;
+    }
+    for (uint64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+        T acc = __ldcg((const T *) (a.src[0] + off) + i);
+        for (r = 1; r < a.n; ++r) {
+            acc = gcoll_apply<T>(a.op, acc, __ldcg((const T *) (a.src[r] + off) + i));
+        }
+        for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
+            ((T *) ((all ? a.dst[r] : dst) + off))[i] = acc;
+        }
+    }
+}
+
+/* n bytes from s to d, by the block. */
+__device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
+{
+    if (0 == (((uintptr_t) s | (uintptr_t) d | n) & 15)) {
+        for (uint64_t i = threadIdx.x; i < n / 16; i += blockDim.x) {
+            ((uint4 *) d)[i] = __ldcg((const uint4 *) s + i);
+        }
+        return;
+    }
+    for (uint64_t i = threadIdx.x; i < n; i += blockDim.x) {
+        d[i] = __ldcg((const signed char *) s + i);
+    }
+}
+
+/* Step 3: move `len` bytes at `off` (unit k). */
+template <typename T>
+__device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
+                                         uint64_t len)
+{
+    uint64_t count = len / sizeof(T);
+    int r;
+
+    switch (a.kind) {
+    case MCA_PART_UCX_GCOLL_ALLREDUCE:
+        gcoll_reduce<T>(a, off, 0, count, NULL != a.scratch ? a.scratch : a.dst[a.me], false);
+        break;
+    case MCA_PART_UCX_GCOLL_ALLREDUCE2:
+        gcoll_reduce<T>(a, off, (uint64_t) a.me * count / a.n, (uint64_t) (a.me + 1) * count / a.n,
+                        NULL, true);
+        break;
+    case MCA_PART_UCX_GCOLL_REDUCE:
+        if (a.me == a.root) {
+            gcoll_reduce<T>(a, off, 0, count, a.dst[a.me], false);
+        }
+        break;
+    case MCA_PART_UCX_GCOLL_BCAST:
+        if (a.me != a.root) {
+            gcoll_copy(a.dst[a.me] + off, a.src[a.root] + off, len);
+        }
+        break;
+    case MCA_PART_UCX_GCOLL_ALLGATHER:
+        for (r = 0; r < a.n; ++r) {
+            char *d = a.dst[a.me] + (uint64_t) r * a.block_bytes + off;
+            if (d != a.src[r] + off) { /* in place: our own block is there */
+                gcoll_copy(d, a.src[r] + off, len);
+            }
+        }
+        break;
+    case MCA_PART_UCX_GCOLL_ALLTOALL:
+        for (r = 0; r < a.n; ++r) {
+            gcoll_copy(a.dst[a.me] + (uint64_t) r * a.block_bytes + off,
+                       a.src[r] + (uint64_t) a.me * a.block_bytes + off, len);
+        }
+        break;
+    }
+}
+
+/* After every unit of the block: wait for the ranks that read this rank's
+ * data of unit k (and two-shot, for the slices of its result), then
+ * finish k. */
+__device__ static inline void gcoll_finish(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                           uint64_t e)
+{
+    uint64_t off, u0, u1, len = gcoll_unit(a, k, &off, &u0, &u1);
+    int r = (int) threadIdx.x;
+
+    if (r < a.n && gcoll_read_by(a, r)) {
+        while (*gcoll_consumed(a, a.me, r, k) < e) {
+            gcoll_nap();
+        }
+        if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind) {
+            while (*gcoll_slices(a, a.me, r, k) < e) {
+                gcoll_nap();
+            }
+        }
+        gcoll_fence();
+    }
+    __syncthreads();
+    if (NULL != a.scratch) {
+        gcoll_copy(a.dst[a.me] + off, a.scratch + off, len);
+    }
+    if (gcoll_done_late(a)) {
+        gcoll_done(a, k, e);
+    }
+}
+
+/* The arguments (GPU memory, written once per collective) are copied into
+ * shared memory: the per-rank arrays are indexed at run time, which from
+ * the parameter space would copy them into every thread's local memory.
+ * `epoch_arg`: 0 where the stream counts the epochs (*epoch_word). */
+template <typename T>
+__global__ void __launch_bounds__(GCOLL_THREADS, 1)
+    part_gcoll(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
+               const volatile uint64_t *epoch_word)
+{
+    __shared__ mca_part_ucx_gcoll_args_t a;
+    __shared__ uint64_t epoch;
+    uint64_t e, k, off, u0, u1, len;
+
+    for (unsigned i = threadIdx.x; i < sizeof(a) / sizeof(uint64_t); i += blockDim.x) {
+        ((uint64_t *) &a)[i] = ((const uint64_t *) args)[i];
+    }
+    if (0 == threadIdx.x) {
+        epoch = (0 != epoch_arg) ? epoch_arg : *epoch_word;
+    }
+    __syncthreads();
+    e = epoch;
+    for (k = blockIdx.x; k < a.units; k += gridDim.x) {
+        len = gcoll_unit(a, k, &off, &u0, &u1);
+        if (gcoll_readies(a)) {
+            gcoll_own_ready(a, u0, u1, e);
+        }
+        gcoll_peers_ready(a, u0, u1, e);
+        __syncthreads();
+        gcoll_move<T>(a, off, len);
+        __syncthreads();
+        gcoll_tell(a, k, e);
+        if (!gcoll_done_late(a)) {
+            gcoll_done(a, k, e);
+        }
+        __syncthreads(); /* the unit's shared state before the next one */
+    }
+    for (k = blockIdx.x; k < a.units; k += gridDim.x) {
+        gcoll_finish(a, k, e);
+    }
+    __syncthreads();
+    if (0 == threadIdx.x) {
+        gcoll_fence(); /* this block's words before the count */
+        if (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x) {
+            atomicExch(a.blocks_done, 0u);
+            gcoll_fence(); /* the other blocks' words, seen through the count */
+            *a.finished = e;
+        }
+    }
+}
+
+template <typename T>
+static int gcoll_launch(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcoll_args_t *dev,
+                        uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
+                        void *stream, int load)
+{
+    cudaFuncAttributes attr;
+
+    (void) a;
+    if (load) {
+        return check(cudaFuncGetAttributes(&attr, part_gcoll<T>));
+    }
+    part_gcoll<T><<<blocks, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch, epoch_word);
+    return check(cudaGetLastError());
+}
+
+/* a: the arguments (host memory), dev: their copy in GPU memory. Copies
+ * take one instantiation: no element type matters to them. */
+static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcoll_args_t *dev,
+                     uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
+                     void *stream, int load)
+{
+    bool reduces = MCA_PART_UCX_GCOLL_ALLREDUCE == a->kind ||
+                   MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind ||
+                   MCA_PART_UCX_GCOLL_REDUCE == a->kind;
+
+    if (!reduces) {
+        return gcoll_launch<uint8_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    }
+    switch (a->dt) {
+    case MCA_PART_UCX_DT_INT8: return gcoll_launch<int8_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT16: return gcoll_launch<int16_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT32: return gcoll_launch<int32_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT64: return gcoll_launch<int64_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT8: return gcoll_launch<uint8_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT16: return gcoll_launch<uint16_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT32: return gcoll_launch<uint32_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT64: return gcoll_launch<uint64_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_FLOAT: return gcoll_launch<float>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_DOUBLE: return gcoll_launch<double>(a, dev, epoch, epoch_word, blocks, stream, load);
+    }
+    return -2;
+}
+
+static int dev_stream_wait_event(void *stream, void *event)
+{
+    return check(cudaStreamWaitEvent((cudaStream_t) stream, (cudaEvent_t) event, 0));
+}
