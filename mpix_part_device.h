@@ -190,11 +190,11 @@ struct mpix_prequest_s {
      * GPU memory once every partition of an epoch has arrived (NULL:
      * none). Written before the arrival flags, which are host memory. */
     const volatile uint64_t *done_gpu;
-    /* Receive: this side's ready-to-receive in its GPU memory (NULL:
-     * none), which its stream sets to the epoch at each enqueued start:
-     * the epoch of MPIX_Parrived where it is later than *epoch, which a
+    /* The epoch of MPIX_Parrived where it is later than *epoch, which a
      * stream does not write (a stream's write to host memory costs it a
-     * system-wide flush). */
+     * system-wide flush), NULL: none. Receive: this side's ready-to-receive
+     * in its GPU memory, which its stream sets to the epoch at each
+     * enqueued start; collective: epoch_seen, which its stream sets. */
     const volatile uint64_t *epoch_gpu;
 };
 

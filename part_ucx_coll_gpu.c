@@ -25,6 +25,8 @@
 #include "part_ucx_memtype.h"
 #include "part_ucx_pvar.h"
 
+#define MCA_PART_UCX_GCOLL_UNIT_MAX ((size_t) 1 << 20)
+
 enum { MCA_PART_UCX_GCOLL_WIN, MCA_PART_UCX_GCOLL_SRC, MCA_PART_UCX_GCOLL_DST,
        MCA_PART_UCX_GCOLL_REGIONS };
 
@@ -303,9 +305,17 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     c->gcoll = g;
     a = &g->args;
     total = c->user_parts * user_bytes;
-    /* units: a multiple of 16 bytes (and so of every element size) */
-    unit = (size_t) mca_part_ucx_gcoll_max(16, (size_t) m->params.coll_gpu_unit_bytes);
-    unit = (unit + 15) & ~(size_t) 15;
+    /* units: at least the parameter's, but few enough per block that the
+     * fixed cost of a unit (waits, system-scope fences) stays small beside
+     * its data (four a block, up to 1 MiB each); a multiple of 16 bytes,
+     * and so of every element size */
+    g->blocks = (unsigned) mca_part_ucx_gcoll_max(1, (size_t) m->params.coll_gpu_blocks);
+    unit = mca_part_ucx_gcoll_max((size_t) m->params.coll_gpu_unit_bytes,
+                                  total / (4 * (size_t) g->blocks));
+    unit = (unit > MCA_PART_UCX_GCOLL_UNIT_MAX &&
+            (size_t) m->params.coll_gpu_unit_bytes <= MCA_PART_UCX_GCOLL_UNIT_MAX)
+               ? MCA_PART_UCX_GCOLL_UNIT_MAX : unit;
+    unit = (mca_part_ucx_gcoll_max(16, unit) + 15) & ~(size_t) 15;
     a->kind = mca_part_ucx_gcoll_kind(kind, n, total);
     a->op = c->gpu_op;
     a->dt = c->gpu_type;
@@ -317,7 +327,6 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     a->unit_bytes = unit;
     a->units = (total + unit - 1) / unit;
     a->block_bytes = block_bytes;
-    g->blocks = (unsigned) mca_part_ucx_gcoll_max(1, (size_t) m->params.coll_gpu_blocks);
     g->blocks = (a->units < g->blocks) ? (unsigned) a->units : g->blocks;
     src_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind) ? (size_t) n * block_bytes : total;
     dst_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind || MCA_PART_UCX_GCOLL_ALLGATHER == kind)
@@ -439,6 +448,11 @@ int mca_part_ucx_gcoll_launch(mca_part_ucx_coll_t *c)
                ? OMPI_SUCCESS : OMPI_ERROR;
 }
 
+/* A stream-ordered epoch: the stream's place is marked at the start (an
+ * event), the kernel goes on the collective's own stream from there at
+ * MPIX_Wait_enqueue, beside the application's kernels (which may poll
+ * MPIX_Parrived on it between the start and the wait), and the stream
+ * waits for it: a fork and a join, which a graph captures as well. */
 int mca_part_ucx_gcoll_enqueue(mca_part_ucx_coll_t *c, void *stream, uint64_t epoch,
                                const volatile uint64_t *epoch_word)
 {

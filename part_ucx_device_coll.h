@@ -226,11 +226,13 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
 
     __syncthreads();
     (void) gcoll_unit(a, k, &off, &u0, &u1);
+    if (u0 + threadIdx.x <= u1) {
+        gcoll_fence(); /* the block's result (after the barrier) before the counts */
+    }
     for (u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
         uint64_t first = u * a.user_bytes / a.unit_bytes;
         uint64_t last = ((u + 1) * a.user_bytes - 1) / a.unit_bytes;
         unsigned long long units = last - first + 1;
-        gcoll_fence(); /* the block's result (after the barrier) before the count */
         if (atomicAdd(gcoll_count(a, u), 1ull) + 1 == e * units) {
             gcoll_fence(); /* the other units' results, seen through the count */
             a.done[u] = e;
@@ -255,22 +257,35 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
         align |= (uintptr_t) a.src[r] | (uintptr_t) (all ? a.dst[r] : dst);
     }
     if (0 == (align & 15)) {
-        uint64_t n16 = (hi - lo) / V;
-        for (uint64_t i = threadIdx.x; i < n16; i += blockDim.x) {
+        /* two chunks a thread: their loads from every rank in flight at once */
+        uint64_t n16 = (hi - lo) / V, b = blockDim.x;
+        for (uint64_t i = threadIdx.x; i < n16; i += 2 * b) {
+            bool two = i + b < n16;
             union {
                 uint4 v;
                 T x[V];
-            } acc, in;
-            acc.v = __ldcg((const uint4 *) (a.src[0] + base) + i);
+            } acc[2], in[2];
+            acc[0].v = __ldcg((const uint4 *) (a.src[0] + base) + i);
+            if (two) {
+                acc[1].v = __ldcg((const uint4 *) (a.src[0] + base) + i + b);
+            }
             for (r = 1; r < a.n; ++r) {
-                in.v = __ldcg((const uint4 *) (a.src[r] + base) + i);
+                in[0].v = __ldcg((const uint4 *) (a.src[r] + base) + i);
+                if (two) {
+                    in[1].v = __ldcg((const uint4 *) (a.src[r] + base) + i + b);
+                }
 #pragma unroll
                 for (int k = 0; k < V; ++k) {
-                    acc.x[k] = gcoll_apply<T>(a.op, acc.x[k], in.x[k]);
+                    acc[0].x[k] = gcoll_apply<T>(a.op, acc[0].x[k], in[0].x[k]);
+                    acc[1].x[k] = gcoll_apply<T>(a.op, acc[1].x[k], in[1].x[k]);
                 }
             }
             for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
-                ((uint4 *) ((all ? a.dst[r] : dst) + base))[i] = acc.v;
+                uint4 *d = (uint4 *) ((all ? a.dst[r] : dst) + base);
+                d[i] = acc[0].v;
+                if (two) {
+                    d[i + b] = acc[1].v;
+                }
             }
         }
         return;
@@ -290,8 +305,22 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
 __device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
 {
     if (0 == (((uintptr_t) s | (uintptr_t) d | n) & 15)) {
-        for (uint64_t i = threadIdx.x; i < n / 16; i += blockDim.x) {
-            ((uint4 *) d)[i] = __ldcg((const uint4 *) s + i);
+        /* four loads in flight a thread: a peer's memory is far */
+        uint64_t n16 = n / 16, b = blockDim.x;
+        for (uint64_t i = threadIdx.x; i < n16; i += 4 * b) {
+            uint4 v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                if (i + j * b < n16) {
+                    v[j] = __ldcg((const uint4 *) s + i + j * b);
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                if (i + j * b < n16) {
+                    ((uint4 *) d)[i + j * b] = v[j];
+                }
+            }
         }
         return;
     }

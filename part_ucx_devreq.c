@@ -434,6 +434,12 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
         rc = OPAL_ERROR; /* never: device allocations are 256-byte aligned */
     }
     if (OPAL_SUCCESS == rc) {
+        if (MPIX_PREQUEST_COLL == d->host.kind) {
+            /* a collective's MPIX_Parrived: a stream-started epoch is in
+             * the kernels' copy, which the stream writes, not in the host
+             * word (mca_part_ucx_stream_plan) */
+            d->host.epoch_gpu = (const volatile uint64_t *) &d->dptr->epoch_seen;
+        }
         if (cbytes > 0) {
             d->host.counters = (unsigned long long *) (dmem + head);
             counters = (unsigned long long *) (image + head);

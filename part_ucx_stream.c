@@ -269,12 +269,10 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
     }
     mca_part_ucx_dev_stream_words(req, &w);
     if (NULL != req->ops->gpu_epochs && NULL != (plan->done = req->ops->gpu_epochs(req))) {
-        /* a collective's GPU engine: its kernel, forked from the stream,
-         * takes the epoch from the kernels' copy and MPIX_Parrived from
-         * the host word */
+        /* a collective's GPU engine: its kernels and MPIX_Parrived take
+         * the epoch from the kernels' copy (epoch_gpu) */
         if (NULL != w.epoch_dev) {
             plan->start[plan->n++] = w.epoch_dev;
-            plan->start[plan->n++] = w.epoch;
         }
         plan->gpu = true;
         plan->start_implied = true;
@@ -582,7 +580,10 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
         }
         if (0 != err) {
             rc = mca_part_ucx_stream_failed(req, gpu, "wait");
-        } else if (1 != capturing) {
+        } else if (1 != capturing && !(NULL != req->ops->gpu_epochs &&
+                                         NULL != req->ops->gpu_epochs(req))) {
+            /* (the GPU engine's kernel writes its done word before it ends:
+             * the host needs no event to see the epoch complete) */
             rc = mca_part_ucx_stream_event(req, gpu, stream);
             opal_atomic_wmb(); /* the event recorded before the flag says what it follows */
             req->stream_event_waited = MPI_SUCCESS == rc && !req->proc_null;

@@ -5,6 +5,9 @@
  *     traditional  kernel, cudaStreamSynchronize, MPI_Allreduce (CUDA-aware)
  *     partitioned  MPI_Start, the kernel marks partitions with device
  *                  MPIX_Pready, MPI_Wait (MPIX_Pallreduce_init once)
+ *     partitioned_stream  the same stream-ordered: MPIX_Start_enqueue, the
+ *                  kernel, MPIX_Wait_enqueue, epochs back to back, one
+ *                  synchronization at the end
  *     nccl         kernel, ncclAllReduce on the same stream, synchronize
  *                  (where NCCL accepts the ranks' GPUs; not two ranks on one)
  *   b_coll_gpu overhead          MPIX_Pallreduce_init on GPU buffers
@@ -124,6 +127,48 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
     }
     MPIX_Prequest_free(&preq);
     MPI_Request_free(&req);
+
+    /* partitioned, stream-ordered: MPIX_Start_enqueue, the kernel,
+     * MPIX_Wait_enqueue, epochs back to back on the stream, one
+     * synchronization at the end; the last epoch checked (BENCH_NO_STREAM:
+     * not) */
+    if (NULL == getenv("BENCH_NO_STREAM")) {
+        MPI_Info sinfo;
+        MPIX_Stream ms;
+        MPI_Comm scomm;
+        MPI_Info_create(&sinfo);
+        MPI_Info_set(sinfo, "type", "cudaStream_t");
+        MPIX_Info_set_hex(sinfo, "value", &s, sizeof(s));
+        MPIX_Stream_create(sinfo, &ms);
+        MPI_Info_free(&sinfo);
+        MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &scomm);
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "mpix_pready_threads", threads);
+        MPI_Info_set(info, "mpix_pready_aggregate",
+                     getenv("BENCH_AGGREGATE") ? getenv("BENCH_AGGREGATE") : "block");
+        MPIX_Pallreduce_init(x, y, parts, (int) (n / parts), MPI_FLOAT, MPI_SUM, scomm, info, &req);
+        MPI_Info_free(&info);
+        MPIX_Prequest_create(req, &preq);
+        for (int it = -1; it < iters; ++it) {
+            if (0 == it) {
+                CUDA(cudaStreamSynchronize(s));
+                MPI_Barrier(MPI_COMM_WORLD);
+                t = MPI_Wtime();
+            }
+            MPIX_Start_enqueue(&req);
+            compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, preq);
+            MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
+        }
+        CUDA(cudaStreamSynchronize(s));
+        t = MPI_Wtime() - t;
+        MPI_Wait(&req, MPI_STATUS_IGNORE); /* the host sees the enqueued epochs complete */
+        check(y, n, iters + 1, "partitioned_stream");
+        report("partitioned_stream", grid, t, iters);
+        MPIX_Prequest_free(&preq);
+        MPI_Request_free(&req);
+        MPI_Comm_free(&scomm);
+        MPIX_Stream_free(&ms);
+    }
 
     CUDA(cudaEventDestroy(k0));
     CUDA(cudaEventDestroy(k1));

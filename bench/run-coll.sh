@@ -4,10 +4,13 @@
 #   BENCH_QUICK=1                fewer sizes
 #   BENCH_COLL_HOST=0            GPU rows only (no host-buffer sweep)
 # CPU: partitioned allreduce vs MPI_Allreduce on host buffers, np 2..8, and
-# MPIX_Pallreduce_init overhead. GPU (where a GPU is present): kernel +
-# allreduce vs grid size, traditional vs partitioned (device MPIX_Pready)
-# vs NCCL, and the init overhead on GPU buffers; then the GPU-executed
-# one-shot and two-shot prototypes (bench/b_coll_oneshot.cu) beside their two limits.
+# MPIX_Pallreduce_init overhead. GPU (where a GPU is present), np 2 and 4:
+# kernel + allreduce vs grid size, traditional vs partitioned (device
+# MPIX_Pready; within a node the GPU engine, host-started and
+# stream-ordered) vs the schedule engine (host_engine) vs NCCL, and the init
+# overhead on GPU buffers; then the two limits (the kernel alone, the kernel
+# and a copy of what a rank must move) beside the one-shot and two-shot
+# prototypes the GPU engine grew from (bench/b_coll_oneshot.cu).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tools/env.sh"
@@ -51,18 +54,20 @@ if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
     "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 $nccl -ccbin "$(command -v mpicxx)" -c \
         -o "$build/b_coll_gpu.o" "$here/bench/b_coll_gpu.cu"
     mpicxx -o "$build/b_coll_gpu" "$build/b_coll_gpu.o" -L"$cuda/lib64" -L"$cuda/lib" -lcudart $ncclibs
-    ngpu=$(nvidia-smi -L | wc -l)
-    run 2 "$build/b_coll_gpu" allreduce "$grids"
-    # one transport partition per user partition on GPU buffers, for
-    # comparison with the 256 KiB default: the partitioned rows again,
-    # labelled partitioned-nogroups
-    timeout "$limit" mpirun -np 2 --oversubscribe --bind-to none --mca part ucx \
-        --mca part_ucx_coll_transport_bytes_gpu 0 "$build/b_coll_gpu" allreduce "$grids" |
-        tr -d '\000' | grep -a '^gallreduce,partitioned,' |
-        sed 's/^gallreduce,partitioned,/gallreduce,partitioned-nogroups,/' | tee -a "$csv" ||
-        echo "bench: ungrouped GPU allreduce failed or ran past ${limit}s" | tee -a "$out/errors.txt" >&2
+    # np 2 and 4: one rank per GPU where there are as many, else ranks
+    # sharing a GPU (under CUDA MPS, bench/README.md)
+    for np in 2 4; do
+        run "$np" "$build/b_coll_gpu" allreduce "$grids"
+        # the schedule engine (part_ucx_coll_gpu_engine 0), host-started only:
+        # its stream-ordered epochs need MPI_THREAD_MULTIPLE
+        BENCH_NO_STREAM=1 timeout "$limit" mpirun -np "$np" --oversubscribe --bind-to none \
+            --mca part ucx --mca part_ucx_coll_gpu_engine 0 "$build/b_coll_gpu" allreduce \
+            "$grids" | tr -d '\000' | grep -a '^gallreduce,partitioned,' |
+            sed 's/^gallreduce,partitioned,/gallreduce,host_engine,/' | tee -a "$csv" ||
+            echo "bench: np $np schedule-engine GPU allreduce failed or ran past ${limit}s" |
+            tee -a "$out/errors.txt" >&2
+    done
     run 2 "$build/b_coll_gpu" overhead
-    [ "$ngpu" -ge 4 ] && run 4 "$build/b_coll_gpu" allreduce "$grids"
     # the GPU-executed one-shot and two-shot prototypes and the two limits (issue 22),
     # np 2 and 4 (ranks may share a GPU under CUDA MPS)
     "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
