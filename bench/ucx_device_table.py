@@ -57,15 +57,15 @@ def hostwords(gp):
     us = lambda v, g: None if not v else g * 8192 / (v * 1e3)  # noqa: E731
     out = ["", "host-memory traffic of part/ucx's stream-ordered kernel copy added to "
            "kernel_copy's loop: us an epoch (+ us over kernel_copy)",
-           f"{'added':>40}" + "".join(f"{g:>16}" for g in grids)]
+           f"{'added':>40}" + "".join(f"{g:>18}" for g in grids)]
     for path in sets:
         base = path.split("+", 1)[0]
         cells = []
         for g in grids:
             t = us(gp.get((path, "kernel_copy_hostwords", g)), g)
             t0 = us(gp.get((base, "kernel_copy", g)), g)
-            cell = "-" if t is None else f"{t:.2f}" + ("" if t0 is None else f" (+{t - t0:.2f})")
-            cells.append(f"{cell:>16}")
+            cell = "-" if t is None else f"{t:.2f}" + ("" if t0 is None else f" ({t - t0:+.2f})")
+            cells.append(f"{cell:>18}")
         out.append(f"{path.split('+', 1)[1].replace('+', ','):>40}" + "".join(cells))
     return out
 
