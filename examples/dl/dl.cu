@@ -6,13 +6,18 @@
  *   part   MPI_Start + MPIX_Pbuf_prepare of a partitioned allreduce, the
  *          gradient kernel marks each partition with device MPIX_Pready as
  *          its blocks finish, MPI_Wait (MPIX_Pallreduce_init once)
+ *   stream the same partitioned allreduce stream-ordered: MPIX_Start_enqueue,
+ *          the gradient kernel, MPIX_Wait_enqueue, the update kernel, on a
+ *          stream communicator (within a node its GPU engine runs it with
+ *          no host in the epoch; elsewhere it needs MPI_THREAD_MULTIPLE and
+ *          is skipped without)
  *   nccl   gradient kernel, ncclAllReduce on the same stream (built with
  *          -DHAVE_NCCL, and only where every rank has its own GPU)
  * Gradients are quantized to integer-valued doubles before the reduction,
  * so every summation order gives the same bits: the loss of every
  * iteration must be identical across modes, and is checked.
  *   dl [-f FEATURES] [-b BATCH per rank] [-i ITERATIONS] [-p PARTITIONS]
- *      [-m mpi,part,nccl]
+ *      [-m mpi,part,stream,nccl]
  * Output: per-iteration time (including MPI_Start and MPIX_Pbuf_prepare)
  * and the final loss per mode; CSV rows dl,MODE,FEATURES,RANKS,US,us. */
 #include <cuda_runtime.h>
@@ -31,8 +36,8 @@
 #define THREADS 256
 #define QUANT 16777216.0 /* 2^24: gradient fixed point */
 
-enum { M_MPI, M_PART, M_NCCL, M_COUNT };
-static const char *mode_name[M_COUNT] = {"mpi", "part", "nccl"};
+enum { M_MPI, M_PART, M_STREAM, M_NCCL, M_COUNT };
+static const char *mode_name[M_COUNT] = {"mpi", "part", "stream", "nccl"};
 
 /* Deterministic data: features in [-1, 1] in steps of 1/8, labels from a
  * hidden weight vector, so the model has something to learn. */
@@ -110,7 +115,7 @@ int main(int argc, char **argv)
 {
     long F = 1 << 20;
     int B = 64, iters = 50, parts = 32, opt, rank, size;
-    bool want[M_COUNT] = {true, true, true};
+    bool want[M_COUNT] = {true, true, true, true};
     while ((opt = getopt(argc, argv, "f:b:i:p:m:")) != -1) {
         switch (opt) {
         case 'f': F = atol(optarg); break;
@@ -170,7 +175,19 @@ int main(int argc, char **argv)
 #endif
         MPI_Request req = MPI_REQUEST_NULL;
         MPIX_Prequest preq = NULL;
-        if (M_PART == m) {
+        MPIX_Stream ms = MPIX_STREAM_NULL;
+        MPI_Comm comm = MPI_COMM_WORLD;
+        if (M_STREAM == m) {
+            MPI_Info sinfo;
+            MPI_Info_create(&sinfo);
+            MPI_Info_set(sinfo, "type", "cudaStream_t");
+            MPIX_Info_set_hex(sinfo, "value", &s, sizeof(s));
+            MPIX_Stream_create(sinfo, &ms);
+            MPI_Info_free(&sinfo);
+            MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &comm);
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        }
+        if (M_PART == m || M_STREAM == m) {
             MPI_Info info;
             char n[32];
             MPI_Info_create(&info);
@@ -179,9 +196,10 @@ int main(int argc, char **argv)
             /* every thread of a block calls it for one partition: one
              * counter update per block instead of one per warp */
             if (0 == per_part % THREADS) MPI_Info_set(info, "mpix_pready_aggregate", "block");
-            MPIX_Pallreduce_init(g, gsum, parts, per_part, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
-                                 info, &req);
+            MPIX_Pallreduce_init(g, gsum, parts, per_part, MPI_DOUBLE, MPI_SUM, comm, info, &req);
             MPI_Info_free(&info);
+            /* the device request before the first enqueued epoch */
+            if (M_STREAM == m) MPIX_Prequest_create(req, &preq);
         }
         CUDA(cudaMemsetAsync(w, 0, sizeof(double) * F, s));
         CUDA(cudaStreamSynchronize(s));
@@ -191,7 +209,18 @@ int main(int argc, char **argv)
             CUDA(cudaMemcpyAsync(hloss.data(), loss, sizeof(double) * B, cudaMemcpyDeviceToHost, s));
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            if (M_PART == m) {
+            if (M_STREAM == m) {
+                int rc = MPIX_Start_enqueue(&req);
+                int all = rc;
+                MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+                if (MPI_SUCCESS != all) { /* the schedule engine without MPI_THREAD_MULTIPLE */
+                    if (0 == rank) fprintf(stderr, "dl: stream mode unavailable here, skipped\n");
+                    want[m] = false;
+                    break;
+                }
+                gradient<<<blocks, THREADS, 0, s>>>(X, p, y, g, F, B, per_part, preq);
+                MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
+            } else if (M_PART == m) {
                 MPI_Start(&req);
                 MPIX_Pbuf_prepare(&req);
                 if (NULL == preq) MPIX_Prequest_create(req, &preq);
@@ -217,8 +246,16 @@ int main(int argc, char **argv)
             MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             losses[m][i] = sum / ((double) B * size);
         }
+        if (M_STREAM == m && want[m]) {
+            MPI_Wait(&req, MPI_STATUS_IGNORE); /* the host sees the enqueued epochs complete */
+        }
         if (NULL != preq) MPIX_Prequest_free(&preq);
         if (MPI_REQUEST_NULL != req) MPI_Request_free(&req);
+        if (M_STREAM == m) {
+            MPI_Comm_free(&comm);
+            MPIX_Stream_free(&ms);
+            if (!want[m]) continue;
+        }
         double max = 0;
         MPI_Reduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (0 == rank) {
