@@ -242,6 +242,14 @@ static void mca_part_ucx_stream_connections(const mca_part_ucx_request_t *req)
     }
 }
 
+/* Where the request's kind runs its stream-ordered epochs on the GPU
+ * itself (a collective's GPU engine): the host word it sets to each epoch
+ * complete; else NULL. */
+static const volatile uint64_t *mca_part_ucx_stream_gpu_done(const mca_part_ucx_request_t *req)
+{
+    return (NULL != req->ops->gpu_epochs) ? req->ops->gpu_epochs(req) : NULL;
+}
+
 /* The words of a request's stream-ordered epochs (its setup done). */
 static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
                                     mca_part_ucx_stream_plan_t *plan)
@@ -268,7 +276,7 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
         return MPI_ERR_REQUEST;
     }
     mca_part_ucx_dev_stream_words(req, &w);
-    if (NULL != req->ops->gpu_epochs && NULL != (plan->done = req->ops->gpu_epochs(req))) {
+    if (NULL != (plan->done = mca_part_ucx_stream_gpu_done(req))) {
         /* a collective's GPU engine: its kernels and MPIX_Parrived take
          * the epoch from the kernels' copy (epoch_gpu) */
         if (NULL != w.epoch_dev) {
@@ -568,7 +576,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         counter = (const volatile uint64_t *) req->stream_words.addr + MCA_PART_UCX_STREAM_COUNT;
-        if (NULL != req->ops->gpu_epochs && NULL != req->ops->gpu_epochs(req)) {
+        if (NULL != mca_part_ucx_stream_gpu_done(req)) {
             err = req->ops->gpu_join(req, stream); /* the GPU engine's kernel */
         } else if (req->proc_null || NULL == req->stream_wait) {
             err = 0; /* nothing to wait for, or the kernels' stream order does it */
@@ -580,8 +588,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
         }
         if (0 != err) {
             rc = mca_part_ucx_stream_failed(req, gpu, "wait");
-        } else if (1 != capturing && !(NULL != req->ops->gpu_epochs &&
-                                         NULL != req->ops->gpu_epochs(req))) {
+        } else if (1 != capturing && NULL == mca_part_ucx_stream_gpu_done(req)) {
             /* (the GPU engine's kernel writes its done word before it ends:
              * the host needs no event to see the epoch complete) */
             rc = mca_part_ucx_stream_event(req, gpu, stream);
