@@ -133,15 +133,8 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
      * synchronization at the end; the last epoch checked (BENCH_NO_STREAM:
      * not) */
     if (NULL == getenv("BENCH_NO_STREAM")) {
-        MPI_Info sinfo;
         MPIX_Stream ms;
-        MPI_Comm scomm;
-        MPI_Info_create(&sinfo);
-        MPI_Info_set(sinfo, "type", "cudaStream_t");
-        MPIX_Info_set_hex(sinfo, "value", &s, sizeof(s));
-        MPIX_Stream_create(sinfo, &ms);
-        MPI_Info_free(&sinfo);
-        MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &scomm);
+        MPI_Comm scomm = example_stream_comm(s, &ms);
         MPI_Info_create(&info);
         MPI_Info_set(info, "mpix_pready_threads", threads);
         MPI_Info_set(info, "mpix_pready_aggregate",

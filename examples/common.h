@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 #include <mpi.h>
+#include <mpi-ext.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,6 +16,22 @@
             MPI_Abort(MPI_COMM_WORLD, 3);                                                \
         }                                                                                \
     } while (0)
+
+/* A communicator bound to CUDA stream s (MPIX_Stream_comm_create): its
+ * partitioned requests take stream-ordered epochs on s. *ms to free after
+ * the communicator. */
+static inline MPI_Comm example_stream_comm(cudaStream_t s, MPIX_Stream *ms)
+{
+    MPI_Info info;
+    MPI_Comm comm;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "type", "cudaStream_t");
+    MPIX_Info_set_hex(info, "value", &s, sizeof(s));
+    MPIX_Stream_create(info, ms);
+    MPI_Info_free(&info);
+    MPIX_Stream_comm_create(MPI_COMM_WORLD, *ms, &comm);
+    return comm;
+}
 
 /* Before MPI_Init: one GPU per local rank, wrapping around. */
 static inline int example_select_gpu(void)

@@ -178,13 +178,7 @@ int main(int argc, char **argv)
         MPIX_Stream ms = MPIX_STREAM_NULL;
         MPI_Comm comm = MPI_COMM_WORLD;
         if (M_STREAM == m) {
-            MPI_Info sinfo;
-            MPI_Info_create(&sinfo);
-            MPI_Info_set(sinfo, "type", "cudaStream_t");
-            MPIX_Info_set_hex(sinfo, "value", &s, sizeof(s));
-            MPIX_Stream_create(sinfo, &ms);
-            MPI_Info_free(&sinfo);
-            MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &comm);
+            comm = example_stream_comm(s, &ms);
             MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         }
         if (M_PART == m || M_STREAM == m) {
