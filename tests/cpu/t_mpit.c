@@ -9,14 +9,18 @@
  *            ready-to-receive as a message that may ride on partitions
  *            (one epoch ahead)
  *   -p N partitions, -c N int32 elements each, -e N epochs
+ * Then a partitioned allreduce on host buffers: the GPU engine's counter
+ * (part_ucx_coll_gpu_epochs) must not move.
  */
 #include "../tutil.h"
+#include <mpix_part.h>
 
-enum { PUT, AM, HCOPY, KCOPY, BYTES, HELD, RIDING, ALONE, UNEXP, NV };
+enum { PUT, AM, HCOPY, KCOPY, BYTES, HELD, RIDING, ALONE, UNEXP, GCOLL, NV };
 static const char *const names[NV] = {
     "part_ucx_parts_put",  "part_ucx_parts_am",   "part_ucx_parts_host_copy",
     "part_ucx_parts_kernel_copy", "part_ucx_bytes_sent", "part_ucx_parts_held",
     "part_ucx_rtr_riding", "part_ucx_rtr_alone",  "part_ucx_setup_unexpected",
+    "part_ucx_coll_gpu_epochs",
 };
 static MPI_T_pvar_handle handles[NV];
 static MPI_T_pvar_session session;
@@ -148,6 +152,30 @@ int main(int argc, char **argv)
             v2[UNEXP] - v1[UNEXP]);
     T_CHECK(v2[BYTES] - v1[BYTES] == (unsigned long long) total * sizeof(int32_t),
             "bytes_sent %llu", v2[BYTES] - v1[BYTES]);
+
+    /* 2b: a collective on host buffers runs on the schedule engine, not
+     * the GPU engine, and its result is checked */
+    MPI_Request coll;
+    t_read(v2);
+    T_MPI(MPIX_Pallreduce_init(sbuf, rbuf, parts, count, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD,
+                               MPI_INFO_NULL, &coll));
+    for (int e = 0; e < 3; ++e) {
+        for (long i = 0; i < total; ++i) sbuf[i] = (int32_t) (i * 7 + e * 3 + rank);
+        T_MPI(MPI_Start(&coll));
+        T_MPI(MPI_Pready_range(0, parts - 1, coll));
+        T_MPI(MPI_Wait(&coll, MPI_STATUS_IGNORE));
+        for (long i = 0; i < total; ++i) {
+            int32_t want_i = (int32_t) ((i * 7 + e * 3) * size + (long) size * (size - 1) / 2);
+            if (rbuf[i] != want_i) {
+                T_CHECK(0, "allreduce epoch %d element %ld: %d, not %d", e, i, rbuf[i], want_i);
+                break;
+            }
+        }
+    }
+    T_MPI(MPI_Request_free(&coll));
+    t_read(v3);
+    T_CHECK(v3[GCOLL] == v2[GCOLL], "%llu GPU-engine epochs on host buffers",
+            v3[GCOLL] - v2[GCOLL]);
 
     /* 3: stopped handles keep their values */
     for (int i = 0; i < NV; ++i) {
