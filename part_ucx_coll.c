@@ -584,6 +584,13 @@ static int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
     size_t p;
     int i, rc = OMPI_SUCCESS;
 
+    if (NULL != c->gcoll) {
+        /* the GPU engine: one kernel takes the whole epoch, no channels */
+        OPAL_THREAD_LOCK(&c->lock);
+        rc = mca_part_ucx_gcoll_start(c, req->epoch);
+        OPAL_THREAD_UNLOCK(&c->lock);
+        return rc;
+    }
     reqs = malloc(sizeof(*reqs) * (c->nchans + 1));
     if (NULL == reqs) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -593,13 +600,6 @@ static int mca_part_ucx_coll_start(mca_part_ucx_request_t *req)
     }
     OPAL_THREAD_LOCK(&c->lock);
     c->done = 0;
-    if (NULL != c->gcoll) {
-        /* the GPU engine: one kernel takes the whole epoch */
-        rc = mca_part_ucx_gcoll_start(c, req->epoch);
-        OPAL_THREAD_UNLOCK(&c->lock);
-        free(reqs);
-        return rc;
-    }
     for (p = 0; p < c->parts; ++p) {
         c->state[p] = -1;
         c->gpu_pending_state[p] = -1;

@@ -99,15 +99,7 @@ int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
 static int mca_part_ucx_gcoll_map(void *addr, size_t len, ucp_mem_h *memh, void **packed,
                                   size_t *packed_len)
 {
-    ucp_mem_map_params_t params = {0};
-
-    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                        UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
-    params.address = addr;
-    params.length = len;
-    params.memory_type = UCS_MEMORY_TYPE_CUDA;
-    if (UCS_OK != ucp_mem_map(mca_part_ucx_module.context, &params, memh)) {
-        *memh = NULL;
+    if (OMPI_SUCCESS != mca_part_ucx_mem_map_gpu(addr, len, memh)) {
         return OMPI_ERROR;
     }
     if (UCS_OK != ucp_rkey_pack(mca_part_ucx_module.context, *memh, packed, packed_len)) {
@@ -141,7 +133,7 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
     }
     addr[MCA_PART_UCX_GCOLL_WIN] = g->win;
     len[MCA_PART_UCX_GCOLL_WIN] = g->win_bytes;
-    addr[MCA_PART_UCX_GCOLL_SRC] = (void *) (NULL != c->sendbuf ? c->sendbuf : NULL);
+    addr[MCA_PART_UCX_GCOLL_SRC] = (void *) c->sendbuf;
     len[MCA_PART_UCX_GCOLL_SRC] = src_len;
     addr[MCA_PART_UCX_GCOLL_DST] = (c->acc != c->owned) ? c->acc : NULL;
     len[MCA_PART_UCX_GCOLL_DST] = dst_len;

@@ -452,13 +452,12 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 1)
 }
 
 template <typename T>
-static int gcoll_launch(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcoll_args_t *dev,
-                        uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
-                        void *stream, int load)
+static int gcoll_launch(const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
+                        const volatile uint64_t *epoch_word, unsigned blocks, void *stream,
+                        int load)
 {
     cudaFuncAttributes attr;
 
-    (void) a;
     if (load) {
         return check(cudaFuncGetAttributes(&attr, part_gcoll<T>));
     }
@@ -477,19 +476,19 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
                    MCA_PART_UCX_GCOLL_REDUCE == a->kind;
 
     if (!reduces) {
-        return gcoll_launch<uint8_t>(a, dev, epoch, epoch_word, blocks, stream, load);
+        return gcoll_launch<uint8_t>(dev, epoch, epoch_word, blocks, stream, load);
     }
     switch (a->dt) {
-    case MCA_PART_UCX_DT_INT8: return gcoll_launch<int8_t>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT16: return gcoll_launch<int16_t>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT32: return gcoll_launch<int32_t>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT64: return gcoll_launch<int64_t>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT8: return gcoll_launch<uint8_t>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT16: return gcoll_launch<uint16_t>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT32: return gcoll_launch<uint32_t>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT64: return gcoll_launch<uint64_t>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_FLOAT: return gcoll_launch<float>(a, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_DOUBLE: return gcoll_launch<double>(a, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT8: return gcoll_launch<int8_t>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT16: return gcoll_launch<int16_t>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT32: return gcoll_launch<int32_t>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT64: return gcoll_launch<int64_t>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT8: return gcoll_launch<uint8_t>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT16: return gcoll_launch<uint16_t>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT32: return gcoll_launch<uint32_t>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT64: return gcoll_launch<uint64_t>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_FLOAT: return gcoll_launch<float>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_DOUBLE: return gcoll_launch<double>(dev, epoch, epoch_word, blocks, stream, load);
     }
     return -2;
 }

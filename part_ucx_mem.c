@@ -280,6 +280,22 @@ static int mca_part_ucx_devmem_class(size_t size)
     return c; /* > MCA_PART_UCX_DEVMEM_MAX_CLASS: not kept */
 }
 
+int mca_part_ucx_mem_map_gpu(void *addr, size_t len, ucp_mem_h *memh)
+{
+    ucp_mem_map_params_t params = {0};
+
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                        UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+    params.address = addr;
+    params.length = len;
+    params.memory_type = UCS_MEMORY_TYPE_CUDA;
+    if (UCS_OK != ucp_mem_map(mca_part_ucx_module.context, &params, memh)) {
+        *memh = NULL;
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
 int mca_part_ucx_devmem_alloc(size_t size, void **ptr, int *dev_id_out)
 {
     int c = mca_part_ucx_devmem_class(size), dev_id = MCA_ACCELERATOR_NO_DEVICE_ID;

@@ -55,6 +55,10 @@ void mca_part_ucx_mem_device_warm(void);
  * all) are kept for later inits until finalize. The free takes the size
  * and device the allocation gave. Thread safe. */
 int mca_part_ucx_devmem_alloc(size_t size, void **ptr, int *dev_id);
+/* [addr, addr + len) of GPU memory registered with UCX, so that a peer's
+ * cuda_ipc rkey_ptr maps it (the memory type given: no detection). *memh
+ * is NULL on error. */
+int mca_part_ucx_mem_map_gpu(void *addr, size_t len, ucp_mem_h *memh);
 void mca_part_ucx_devmem_free(void *ptr, size_t size, int dev_id);
 void mca_part_ucx_mem_fini(void);
 

@@ -779,23 +779,17 @@ static int mca_part_ucx_recv_shared_flags(mca_part_ucx_request_t *req, size_t pa
 static void mca_part_ucx_recv_words(mca_part_ucx_request_t *req)
 {
     mca_part_ucx_recvreq_t *rreq = mca_part_ucx_recvreq(req);
-    ucp_mem_map_params_t params = {0};
     uint64_t zero[MCA_PART_UCX_RECV_WORDS] = {0};
     void *words = NULL;
 
     if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(sizeof(zero), &words, &rreq->words_dev)) {
         return;
     }
-    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                        UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
-    params.address = words;
-    params.length = sizeof(zero);
-    params.memory_type = UCS_MEMORY_TYPE_CUDA;
     /* Not opal's copy: its stream waits for the legacy default stream,
      * which may hold work waiting for this very process (a kernel polling
      * MPIX_Parrived, a stream's wait). */
     if (OPAL_SUCCESS != mca_part_ucx_device_copy_in(words, zero, sizeof(zero)) ||
-        UCS_OK != ucp_mem_map(mca_part_ucx_module.context, &params, &rreq->words_memh)) {
+        OMPI_SUCCESS != mca_part_ucx_mem_map_gpu(words, sizeof(zero), &rreq->words_memh)) {
         rreq->words_memh = NULL;
         mca_part_ucx_devmem_free(words, sizeof(zero), rreq->words_dev);
         return;
@@ -884,15 +878,9 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
     } else if (MPI_SUCCESS == error && exposable) {
         /* GPU to GPU on one node: offer the buffer's cuda_ipc key, so that
          * the sender's kernels may store partitions straight into it. */
-        params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                            UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
-        params.address = rreq->super.data;
-        params.length = req->total_bytes;
-        params.memory_type = UCS_MEMORY_TYPE_CUDA;
-        rreq->exposed = (UCS_OK == ucp_mem_map(m->context, &params, &rreq->buf_memh));
-        if (!rreq->exposed) {
-            rreq->buf_memh = NULL;
-        }
+        rreq->exposed = (OMPI_SUCCESS == mca_part_ucx_mem_map_gpu(rreq->super.data,
+                                                                  req->total_bytes,
+                                                                  &rreq->buf_memh));
         rreq->sender_stream_only = 0 != (msg->src_device & MCA_PART_UCX_SRC_STREAM_ONLY);
         if (rreq->exposed && rreq->shared_flags &&
             (msg->src_device & MCA_PART_UCX_SRC_KERNEL_COPY)) {
