@@ -62,6 +62,16 @@ typedef enum {
     MCA_PART_UCX_DEVICE_COPY_KERNEL
 } mca_part_ucx_device_copy_t;
 
+/* What a start captured into a CUDA graph is made of (MCA
+ * part_ucx_stream_graph_start): a one-thread kernel, or copies from host
+ * memory, which need no SM (auto: copies for a receive whose sender's
+ * kernels run on the same GPU and wait for the start). */
+typedef enum {
+    MCA_PART_UCX_GRAPH_START_AUTO,
+    MCA_PART_UCX_GRAPH_START_KERNEL,
+    MCA_PART_UCX_GRAPH_START_COPY
+} mca_part_ucx_graph_start_t;
+
 /* What a kernel's MPIX_Pready combines into one counter update (MCA
  * part_ucx_pready_aggregate, info key "mpix_pready_aggregate"); the values
  * of MPIX_PREQUEST_AGGREGATE_* in mpix_part_device.h. */
@@ -106,6 +116,7 @@ typedef struct mca_part_ucx_params_t {
     bool device_rtr_cache;          /* kernel copy: receiver-ready word cached on the GPU */
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
     bool stream_kernel_ops;         /* enqueued starts and waits: kernels, not memory operations */
+    int stream_graph_start;         /* mca_part_ucx_graph_start_t */
     int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */
     bool coll_gpu_engine;           /* collectives on GPU buffers within a node: GPU engine */
     int coll_gpu_unit_bytes;        /* the GPU engine's unit of work */

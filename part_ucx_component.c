@@ -68,6 +68,13 @@ static const mca_base_var_enum_value_t mca_part_ucx_device_copy_values[] = {
     {0, NULL}
 };
 
+static const mca_base_var_enum_value_t mca_part_ucx_graph_start_values[] = {
+    {MCA_PART_UCX_GRAPH_START_AUTO, "auto"},
+    {MCA_PART_UCX_GRAPH_START_KERNEL, "kernel"},
+    {MCA_PART_UCX_GRAPH_START_COPY, "copy"},
+    {0, NULL}
+};
+
 /* Partitions (part_ucx_transfer) and the ready-to-receive (part_ucx_rtr)
  * move by the same means: auto, put or am. */
 static const mca_base_var_enum_value_t mca_part_ucx_transfer_values[] = {
@@ -259,6 +266,14 @@ static int mca_part_ucx_component_register(void)
         "the host runs always use kernels)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->stream_kernel_ops);
+    mca_part_ucx_enum_var("stream_graph_start",
+        "MPIX_Start_enqueue in a stream being captured into a CUDA graph: a one-thread "
+        "kernel (kernel), or copies from host memory, which need no SM but take longer "
+        "(copy); auto: copies where the sender's kernels run on the receiver's GPU (ranks "
+        "sharing a GPU under CUDA MPS), which could otherwise fill the GPU waiting for the "
+        "start",
+        mca_part_ucx_graph_start_values, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->stream_graph_start, NULL);
     mca_part_ucx_var("epoch_ahead_bytes",
         "Epochs of up to this many bytes over active messages: senders may run one epoch "
         "ahead and the ready-to-receive rides on partition messages (0: off)",

@@ -73,6 +73,7 @@ typedef struct mca_part_ucx_setup_msg_t {
     uint64_t parts;
     uint64_t total_bytes;
     uint64_t rtr_addr;
+    uint64_t src_gpu;               /* the send buffer's GPU: mca_part_ucx_gpu_id, 0 unknown */
     uint8_t rtr_rkey[];
 } mca_part_ucx_setup_msg_t;
 

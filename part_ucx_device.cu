@@ -352,11 +352,12 @@ static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *
 }
 
 /* The stream goes on once *done >= the epoch: `value`, or where a graph
- * counts the epochs, *epoch. */
-__global__ void part_wait(const volatile uint64_t *done, const volatile uint64_t *epoch,
+ * counts the epochs, epoch[1], the last start's (dev_stream_start_counted);
+ * then epoch[0] is that epoch and the next start takes the one after. */
+__global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoch,
                           uint64_t value)
 {
-    uint64_t e = (NULL != epoch) ? *epoch : value;
+    uint64_t e = (NULL != epoch) ? epoch[1] : value;
 
     while (*done < e) {
 #if __CUDA_ARCH__ >= 700
@@ -364,6 +365,10 @@ __global__ void part_wait(const volatile uint64_t *done, const volatile uint64_t
 #endif
     }
     __threadfence_system(); /* the peer's data before what follows the wait */
+    if (NULL != epoch) {
+        epoch[0] = e;
+        epoch[1] = e + 1;
+    }
 }
 
 /* Where the driver refuses stream waits on 64-bit words (a driver without
@@ -389,10 +394,10 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
 
 __global__ void part_start_counted(volatile uint64_t *epoch, unsigned n, part_words w)
 {
-    uint64_t e = *epoch + 1;
+    uint64_t e = epoch[1];
     unsigned i;
 
-    *epoch = e;
+    epoch[0] = e;
     __threadfence_system(); /* the stream's earlier work before the start shows */
     for (i = 0; i < n; ++i) {
         *w.addr[i] = e;
@@ -420,24 +425,40 @@ static void preload_kernels(void)
     }
 }
 
+/* Copies of epoch[1] into the words: a copy into GPU memory from host
+ * memory is a copy engine's, no SM (between two words of GPU memory CUDA
+ * would use a kernel). A copy's source is read when the copy runs, after
+ * the stream's earlier work, the wait that advanced epoch[1] included.
+ * epoch[0] follows at the wait: one copy less, and only this process
+ * reads it, once the stream has passed the wait. */
 static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsigned n,
-                                    volatile uint64_t *const *addrs)
+                                    volatile uint64_t *const *addrs, int kernel)
 {
+    cudaStream_t s = (cudaStream_t) stream;
     part_words w = {};
     unsigned i;
 
     if (n > 4) {
         return -1;
     }
-    for (i = 0; i < n; ++i) {
-        w.addr[i] = addrs[i];
+    if (kernel) {
+        for (i = 0; i < n; ++i) {
+            w.addr[i] = addrs[i];
+        }
+        part_start_counted<<<1, 1, 0, s>>>(epoch, n, w);
+        return check(cudaGetLastError());
     }
-    part_start_counted<<<1, 1, 0, (cudaStream_t) stream>>>(epoch, n, w);
-    return check(cudaGetLastError());
+    for (i = 0; i < n; ++i) {
+        if (0 != check(cudaMemcpyAsync((void *) addrs[i], (const void *) &epoch[1],
+                                       sizeof(uint64_t), cudaMemcpyDefault, s))) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static int dev_stream_wait_counted(void *stream, const volatile uint64_t *done,
-                                   const volatile uint64_t *epoch)
+                                   volatile uint64_t *epoch)
 {
     part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(done, epoch, 0);
     return check(cudaGetLastError());

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 8
+#define MCA_PART_UCX_DEVICE_ABI 9
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* Element types the reduction kernels know. */
@@ -136,12 +136,21 @@ typedef struct mca_part_ucx_device_ops_t {
      * kernels are safe, for the wait and for the writes after it. */
     int (*stream_wait)(void *stream, const volatile uint64_t *addr, uint64_t value, int kernel);
     /* For graphs, whose replays repeat the values captured: the stream
-     * counts the epochs itself. start: e = ++*epoch, then *addrs[i] = e;
-     * wait: the stream goes on once *done >= *epoch. */
+     * counts the epochs itself, in a pair of words of host memory mapped
+     * for the GPU: epoch[1] the epoch of the next start (of the current
+     * one, once started), epoch[0] the last one the stream completed or
+     * started. start: *addrs[i] = epoch[1]; wait: the stream goes on once
+     * *done >= epoch[1], then epoch[0] = epoch[1] and epoch[1] += 1 (the
+     * GPU engine's kernel, which takes the place of the wait, does the
+     * same). The start is made of copies from host memory, which the copy
+     * engines carry out: no SM, so that it runs while kernels that wait
+     * for it (a peer's, on a GPU the ranks share) fill the GPU. With
+     * `kernel`, a one-thread kernel does it instead, and also sets
+     * epoch[0] = epoch[1] (see stream_write). */
     int (*stream_start_counted)(void *stream, volatile uint64_t *epoch, unsigned n,
-                                volatile uint64_t *const *addrs);
+                                volatile uint64_t *const *addrs, int kernel);
     int (*stream_wait_counted)(void *stream, const volatile uint64_t *done,
-                               const volatile uint64_t *epoch);
+                               volatile uint64_t *epoch);
     /* The calling thread works on GPU `device` (its primary context): UCX's
      * CUDA transports need a current context on a progress thread. */
     int (*set_device)(int device);
@@ -153,7 +162,8 @@ typedef struct mca_part_ucx_device_ops_t {
     /* The GPU engine's kernel for args (host memory; dev: their copy in
      * GPU memory) loaded (load: see reduce_load), or launched on stream
      * with `blocks` blocks for `epoch` (0: *epoch_word, a stream's count
-     * of its epochs, which graph replays advance). */
+     * of its epochs, which graph replays advance: stream_start_counted's
+     * pair, whose second word the kernel advances). */
     int (*gcoll)(const mca_part_ucx_gcoll_args_t *args, const mca_part_ucx_gcoll_args_t *dev,
                  uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
                  void *stream, int load);

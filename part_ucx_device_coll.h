@@ -418,7 +418,8 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 1)
         ((uint64_t *) &a)[i] = ((const uint64_t *) args)[i];
     }
     if (0 == threadIdx.x) {
-        epoch = (0 != epoch_arg) ? epoch_arg : *epoch_word;
+        /* a counted epoch: the start's (stream_start_counted's pair) */
+        epoch = (0 != epoch_arg) ? epoch_arg : epoch_word[1];
     }
     __syncthreads();
     e = epoch;
@@ -447,6 +448,12 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 1)
             atomicExch(a.blocks_done, 0u);
             gcoll_fence(); /* the other blocks' words, seen through the count */
             *a.finished = e;
+            if (0 == epoch_arg) {
+                /* complete, and the epoch the stream's next start takes,
+                 * as a wait would (stream_start_counted) */
+                ((volatile uint64_t *) epoch_word)[0] = e;
+                ((volatile uint64_t *) epoch_word)[1] = e + 1;
+            }
         }
     }
 }

@@ -280,6 +280,19 @@ static int mca_part_ucx_devmem_class(size_t size)
     return c; /* > MCA_PART_UCX_DEVMEM_MAX_CLASS: not kept */
 }
 
+uint64_t mca_part_ucx_gpu_id(void)
+{
+    opal_accelerator_pci_attr_t pci;
+    int dev;
+
+    if (OPAL_SUCCESS != opal_accelerator.get_device(&dev) || dev < 0 ||
+        OPAL_SUCCESS != opal_accelerator.get_device_pci_attr(dev, &pci)) {
+        return 0;
+    }
+    return ((uint64_t) pci.domain_id << 24 | (uint64_t) pci.bus_id << 16 |
+            (uint64_t) pci.device_id << 8 | (uint64_t) pci.function_id) + 1;
+}
+
 int mca_part_ucx_mem_map_gpu(void *addr, size_t len, ucp_mem_h *memh)
 {
     ucp_mem_map_params_t params = {0};

@@ -60,6 +60,10 @@ int mca_part_ucx_devmem_alloc(size_t size, void **ptr, int *dev_id);
  * is NULL on error. */
 int mca_part_ucx_mem_map_gpu(void *addr, size_t len, ucp_mem_h *memh);
 void mca_part_ucx_devmem_free(void *ptr, size_t size, int dev_id);
+/* The current GPU's PCI address (domain, bus, device, function) as one
+ * number, so that two processes can tell whether they share a GPU; 0 where
+ * there is none or it is unknown. */
+uint64_t mca_part_ucx_gpu_id(void);
 void mca_part_ucx_mem_fini(void);
 
 END_C_DECLS

@@ -541,6 +541,7 @@ int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_rec
     w->done = flags + MCA_PART_UCX_RECV_DONE_WORD(rreq);
     w->rtr_dev = rreq->words;
     w->done_dev = rreq->words + 1;
+    w->same_gpu = rreq->sender_same_gpu;
     return OMPI_SUCCESS;
 }
 
@@ -882,6 +883,7 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
                                                                   req->total_bytes,
                                                                   &rreq->buf_memh));
         rreq->sender_stream_only = 0 != (msg->src_device & MCA_PART_UCX_SRC_STREAM_ONLY);
+        rreq->sender_same_gpu = 0 != msg->src_gpu && mca_part_ucx_gpu_id() == msg->src_gpu;
         if (rreq->exposed && rreq->shared_flags &&
             (msg->src_device & MCA_PART_UCX_SRC_KERNEL_COPY)) {
             mca_part_ucx_recv_words(req);

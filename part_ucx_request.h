@@ -187,12 +187,15 @@ OBJ_CLASS_DECLARATION(mca_part_ucx_request_t);
 enum { MCA_PART_UCX_DRIVE_IDLE, MCA_PART_UCX_DRIVE_BEGINNING, MCA_PART_UCX_DRIVE_RUNNING };
 
 /* A request's stream words (host memory mapped for the GPU): a graph's
- * epoch count; where the host runs the epochs, the last epoch a stream
- * started (the stream writes it) and the last one complete (the host). */
+ * epoch count and the epoch its next start takes (the pair the device
+ * plugin's counted starts and waits keep: part_ucx_device.h); where the
+ * host runs the epochs, the last epoch a stream started (the stream writes
+ * it) and the last one complete (the host). */
 #define MCA_PART_UCX_STREAM_COUNT 0
-#define MCA_PART_UCX_STREAM_START 1
-#define MCA_PART_UCX_STREAM_DONE  2
-#define MCA_PART_UCX_STREAM_WORDS 3
+#define MCA_PART_UCX_STREAM_NEXT  1
+#define MCA_PART_UCX_STREAM_START 2
+#define MCA_PART_UCX_STREAM_DONE  3
+#define MCA_PART_UCX_STREAM_WORDS 4
 
 /* What a point-to-point send and receive share: the peer, the data as UCX
  * moves it, and the setup exchange. */
@@ -257,6 +260,7 @@ typedef struct mca_part_ucx_recvreq_t {
     mca_part_ucx_post_t post;       /* in its bucket until matched */
     bool exposed;                   /* GPU buffer mapped for the sender's kernels */
     bool sender_stream_only;        /* MCA_PART_UCX_SRC_STREAM_ONLY */
+    bool sender_same_gpu;           /* the send buffer is on this GPU (ranks sharing it) */
     bool shared_flags;              /* flags_block in shared memory mapped for the GPU, with
                                      * the two words of MCA_PART_UCX_RECV_RTR_WORD after them */
     uint64_t *words;                /* exposed: MCA_PART_UCX_RECV_WORDS words of GPU memory */
@@ -469,6 +473,7 @@ void mca_part_ucx_recv_rtr_ride(mca_part_ucx_peer_t *peer, mca_part_ucx_rtr_msg_
 typedef struct mca_part_ucx_recv_words_t {
     volatile uint64_t *rtr, *done;
     volatile uint64_t *rtr_dev, *done_dev;
+    bool same_gpu; /* the sender's kernels run on this GPU */
 } mca_part_ucx_recv_words_t;
 int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_recv_words_t *w);
 

@@ -1019,6 +1019,7 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     if (req->stream_only) {
         msg->src_device |= MCA_PART_UCX_SRC_STREAM_ONLY;
     }
+    msg->src_gpu = req->device ? mca_part_ucx_gpu_id() : 0;
     msg->rtr_addr = (uint64_t) (uintptr_t) sreq->rtr_block.addr;
     msg->rtr_rkey_len = (uint32_t) rkey_len;
     memcpy(msg->rtr_rkey, rkey, rkey_len);

@@ -140,6 +140,9 @@ typedef struct mca_part_ucx_stream_plan_t {
     bool start_implied;
     /* The kind runs the epoch on the GPU itself (ops->gpu_enqueue). */
     bool gpu;
+    /* Kernels on this GPU wait for the start (a receive from a rank that
+     * shares the GPU): in a graph, a start that needs no SM. */
+    bool start_waited_here;
 } mca_part_ucx_stream_plan_t;
 
 static const char *mca_part_ucx_stream_kind(const mca_part_ucx_request_t *req)
@@ -213,6 +216,7 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
             plan->start[plan->n++] = r.rtr;
         }
         plan->start_implied = (1 == plan->n); /* the sender waits for it */
+        plan->start_waited_here = r.same_gpu;
         plan->wait = r.done_dev;
         plan->done = r.done;
         return true;
@@ -375,11 +379,15 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
     req->stream_event_waited = false; /* until this epoch's wait records it */
     req->stream_wait = plan->wait;
     req->stream_done = plan->done;
+    /* count and the epoch a counted start takes next: the device plugin's
+     * pair (stream_start_counted) */
     if (counted) {
         *count = base; /* the graph counts on from here */
+        count[MCA_PART_UCX_STREAM_NEXT - MCA_PART_UCX_STREAM_COUNT] = e;
         req->stream_epoch = count;
     } else if (plan->driven) {
         *count = req->enq_epoch = e;
+        count[MCA_PART_UCX_STREAM_NEXT - MCA_PART_UCX_STREAM_COUNT] = e + 1;
         req->stream_epoch = (const volatile uint64_t *) &req->enq_epoch;
     } else {
         /* e, not one more than the host's count: a graph's replays may
@@ -388,6 +396,7 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
         req->stream_epoch = (const volatile uint64_t *) &req->epoch;
         (void) opal_atomic_swap_64((opal_atomic_int64_t *) &req->epoch, (int64_t) e);
         *count = req->epoch;
+        count[MCA_PART_UCX_STREAM_NEXT - MCA_PART_UCX_STREAM_COUNT] = e + 1;
     }
     ++req->starts;
     mca_part_ucx_request_activate(req);
@@ -424,6 +433,23 @@ static bool mca_part_ucx_stream_by_kernel(bool driven)
     return driven || mca_part_ucx_module.params.stream_kernel_ops;
 }
 
+/* Whether a start captured into a graph is a one-thread kernel rather than
+ * copies from host memory: copies need no SM, where the kernels waiting for
+ * the start could fill this GPU (a sender sharing it, under CUDA MPS), but
+ * cost a few microseconds more each (MCA part_ucx_stream_graph_start).
+ * Epochs the host runs keep the kernel (mca_part_ucx_stream_by_kernel). */
+static bool mca_part_ucx_stream_counted_by_kernel(const mca_part_ucx_stream_plan_t *plan)
+{
+    switch (mca_part_ucx_module.params.stream_graph_start) {
+    case MCA_PART_UCX_GRAPH_START_KERNEL:
+        return true;
+    case MCA_PART_UCX_GRAPH_START_COPY:
+        return plan->driven;
+    default:
+        return plan->driven || !plan->start_waited_here;
+    }
+}
+
 /* The stream's side of a start, outside the module lock: a CUDA call may
  * block while the stream's queue is full, until the stream drains, which
  * may take this module's progress. */
@@ -441,7 +467,8 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
     if (counted) {
         /* the GPU engine's kernel reads the count even where no word takes it */
         rc = (0 == plan->n && !plan->gpu)
-                 ? 0 : gpu->stream_start_counted(stream, count, plan->n, plan->start);
+                 ? 0 : gpu->stream_start_counted(stream, count, plan->n, plan->start,
+                                                 mca_part_ucx_stream_counted_by_kernel(plan));
     } else if (0 != plan->n) {
         for (i = 0; i < plan->n; ++i) {
             values[i] = (1 == plan->kernels) ? plan->value[i] : e;
@@ -541,7 +568,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     const mca_part_ucx_device_ops_t *gpu;
     mca_part_ucx_request_t *req;
-    const volatile uint64_t *counter;
+    volatile uint64_t *counter;
     int capturing, rc = MPI_SUCCESS, err;
     uint64_t *targets;
     size_t i;
@@ -575,7 +602,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     /* Outside the lock, as the starts (mca_part_ucx_stream_issue_start). */
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
-        counter = (const volatile uint64_t *) req->stream_words.addr + MCA_PART_UCX_STREAM_COUNT;
+        counter = (volatile uint64_t *) req->stream_words.addr + MCA_PART_UCX_STREAM_COUNT;
         if (NULL != mca_part_ucx_stream_gpu_done(req)) {
             err = req->ops->gpu_join(req, stream); /* the GPU engine's kernel */
         } else if (req->proc_null || NULL == req->stream_wait) {

@@ -8,6 +8,9 @@
  *     partitioned_stream  the same stream-ordered: MPIX_Start_enqueue, the
  *                  kernel, MPIX_Wait_enqueue, epochs back to back, one
  *                  synchronization at the end
+ *     partitioned_graph  partitioned_stream with BENCH_GRAPH_EPOCHS (32)
+ *                  epochs captured into one CUDA graph, which the host
+ *                  launches: no host call per epoch
  *     nccl         kernel, ncclAllReduce on the same stream, synchronize
  *                  (where NCCL accepts the ranks' GPUs; not two ranks on one)
  *   b_coll_gpu overhead          MPIX_Pallreduce_init on GPU buffers
@@ -41,11 +44,27 @@ __global__ void compute(float *x, int it, int r)
 #ifndef BENCH_PREADY
 #define BENCH_PREADY MPIX_Pready
 #endif
-__global__ void compute_pready(float *x, int it, int r, int bpp, MPIX_Prequest preq)
+/* ebase: in a graph, `it` counts from the epochs before the replay, which
+ * advance() keeps on the GPU */
+__global__ void compute_pready(float *x, int it, const int *ebase, int r, int bpp,
+                               MPIX_Prequest preq)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    if (NULL != ebase) it += *(const volatile int *) ebase;
     x[i] = val(i, r, it);
     BENCH_PREADY(blockIdx.x / bpp, preq);
+}
+
+__global__ void advance(int *ebase, int k)
+{
+    *ebase += k;
+}
+
+/* Epochs partitioned_graph captures into one graph */
+static int graph_epochs(void)
+{
+    const char *env = getenv("BENCH_GRAPH_EPOCHS");
+    return (NULL != env && atoi(env) > 0) ? atoi(env) : 32;
 }
 
 static void allreduce(int grid, cudaStream_t s, void *nccl)
@@ -98,7 +117,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         MPI_Start(&req);
         if (NULL == preq) MPIX_Prequest_create(req, &preq);
         if (ktime) CUDA(cudaEventRecord(k0, s));
-        compute_pready<<<grid, 1024, 0, s>>>(x, it + 1, rank, bpp, preq);
+        compute_pready<<<grid, 1024, 0, s>>>(x, it + 1, NULL, rank, bpp, preq);
         if (ktime) CUDA(cudaEventRecord(k1, s));
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         CUDA(cudaStreamSynchronize(s));
@@ -149,7 +168,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
                 t = MPI_Wtime();
             }
             MPIX_Start_enqueue(&req);
-            compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, preq);
+            compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, NULL, rank, bpp, preq);
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
         }
         CUDA(cudaStreamSynchronize(s));
@@ -157,6 +176,37 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         MPI_Wait(&req, MPI_STATUS_IGNORE); /* the host sees the enqueued epochs complete */
         check(y, n, iters + 1, "partitioned_stream");
         report("partitioned_stream", grid, t, iters);
+
+        /* the same epochs replayed from a graph of K; the host synchronised
+         * the stream and saw the epochs so far complete (MPI_Wait) */
+        int K = graph_epochs(), reps = (iters + K - 1) / K, *ebase, base = iters + 1;
+        cudaGraph_t g;
+        cudaGraphExec_t exec;
+        CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
+        CUDA(cudaMemcpyAsync(ebase, &base, sizeof(base), cudaMemcpyHostToDevice, s));
+        CUDA(cudaStreamSynchronize(s));
+        CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        for (int k = 1; k <= K; ++k) {
+            MPIX_Start_enqueue(&req);
+            compute_pready<<<grid, 1024, 0, s>>>(x, k, ebase, rank, bpp, preq);
+            MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
+        }
+        advance<<<1, 1, 0, s>>>(ebase, K);
+        CUDA(cudaStreamEndCapture(s, &g));
+        CUDA(cudaGraphInstantiate(&exec, g, 0));
+        CUDA(cudaGraphDestroy(g));
+        CUDA(cudaGraphLaunch(exec, s)); /* warm-up */
+        CUDA(cudaStreamSynchronize(s));
+        MPI_Barrier(MPI_COMM_WORLD);
+        t = MPI_Wtime();
+        for (int r = 0; r < reps; ++r) CUDA(cudaGraphLaunch(exec, s));
+        CUDA(cudaStreamSynchronize(s));
+        t = MPI_Wtime() - t;
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        check(y, n, base + (long) (reps + 1) * K, "partitioned_graph");
+        report("partitioned_graph", grid, t, reps * K);
+        CUDA(cudaGraphExecDestroy(exec));
+        CUDA(cudaFree(ebase));
         MPIX_Prequest_free(&preq);
         MPI_Request_free(&req);
         MPI_Comm_free(&scomm);

@@ -21,6 +21,11 @@
  *                         receiver's buffer mapped by CUDA IPC, on the same
  *                         stream, with the handshake of ipc_epoch(); no
  *                         host synchronisation per epoch
+ *     kernel_copy_graph   kernel_copy_kernels with BENCH_GRAPH_EPOCHS (32)
+ *                         epochs, each its start, kernel and wait, captured
+ *                         into one CUDA graph on each rank, which the host
+ *                         launches: no host call per epoch
+ *     ipc_limit_graph     ipc_limit captured the same way
  *   b_stream hrtt VARIANT            half round trip of a one-block epoch
  *       (8 KiB), ping-pong: rank 0's kernel writes the block, rank 1's
  *       kernel adds one to what arrived and sends it back. VARIANT:
@@ -35,6 +40,8 @@
  *                         data: rank 1's waits for the block with device
  *                         MPIX_Parrived, rank 0's for the answer, so that no
  *                         launch lies between an arrival and the reply
+ *     kernels_graph, parrived_graph   kernels and parrived, with
+ *                         BENCH_GRAPH_EPOCHS epochs captured into one graph
  * The receiver checks the last epoch's data; a variant whose data is wrong
  * prints no row and exits with 1.
  * Environment: BENCH_LABEL (nvlink) names the path in the component
@@ -63,14 +70,25 @@
 
 static int rank, failed;
 static const char *label = "nvlink";
+static char vname[64]; /* the variant in the rows */
 
 enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT,
-       V_KCOPY_KERNELS, V_COUNT };
-static const char *goodput_names[V_COUNT] = {"traditional",     "kernel_copy_host",
-                                             "kernel_copy_stream", "progress_stream",
-                                             "ipc_limit",       "kernel_copy_kernels"};
-enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_COUNT };
-static const char *hrtt_names[H_COUNT] = {"stream", "host", "sendrecv", "kernels", "parrived"};
+       V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_COUNT };
+static const char *goodput_names[V_COUNT] = {
+    "traditional", "kernel_copy_host",    "kernel_copy_stream", "progress_stream",
+    "ipc_limit",   "kernel_copy_kernels", "kernel_copy_graph",  "ipc_limit_graph"};
+enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_KERNELS_GRAPH, H_PARRIVED_GRAPH,
+       H_COUNT };
+static const char *hrtt_names[H_COUNT] = {"stream",  "host",     "sendrecv",      "kernels",
+                                          "parrived", "kernels_graph", "parrived_graph"};
+
+/* Epochs a *_graph variant captures into one CUDA graph (BENCH_GRAPH_EPOCHS,
+ * default 32): the host launches the graph, not each epoch. */
+static int graph_epochs(void)
+{
+    const char *env = getenv("BENCH_GRAPH_EPOCHS");
+    return (NULL != env && atoi(env) > 0) ? atoi(env) : 32;
+}
 
 #define CHECK_MPI(call)                                                                  \
     do {                                                                                 \
@@ -98,11 +116,23 @@ __global__ void init_ab(double *a, double *b)
 
 /* The compute of every variant; with a device request, every thread then
  * marks its block's partition (info "mpix_pready_aggregate" "block"). */
-__global__ void vadd(const double *a, const double *b, double *c, int epoch, int bpp,
-                     MPIX_Prequest preq)
+/* The epoch of a kernel: its argument, or in a graph (ebase) its offset from
+ * the epochs before the graph's replay, which advance() counts on the GPU. */
+__device__ static inline int epoch_at(int epoch, const int *ebase)
+{
+    return (NULL != ebase) ? *(const volatile int *) ebase + epoch : epoch;
+}
+
+__global__ void advance(int *ebase, int k)
+{
+    *ebase += k;
+}
+
+__global__ void vadd(const double *a, const double *b, double *c, int epoch, const int *ebase,
+                     int bpp, MPIX_Prequest preq)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
-    c[i] = a[i] + b[i] + (double) epoch;
+    c[i] = a[i] + b[i] + (double) epoch_at(epoch, ebase);
     if (NULL != preq) MPIX_Pready(blockIdx.x / bpp, preq);
 }
 
@@ -188,18 +218,29 @@ static void ipc_close(struct ipc *m)
     CUDA(cudaFree(m->flag));
 }
 
+/* Epoch e (the kernel's: ebase's + e in a graph) with flag word w set to
+ * `value`: word 0 counts the epochs of the host-issued limit; a graph
+ * (ipc_limit_graph) replays constants, so its epochs count 1..K in a word
+ * of their own, which each side clears at the end of the replay; two
+ * graphs on words 2 and 3 take turns, so that a side clears its word
+ * before the other can write it again (that needs the other graph's
+ * whole replay in between). */
 static void ipc_epoch(const struct ipc *m, const double *a, const double *b, double *c, int grid,
-                      uint64_t e, cudaStream_t s)
+                      int w, uint64_t value, int e, const int *ebase, cudaStream_t s)
 {
     if (0 == rank) {
-        vadd<<<grid, 1024, 0, s>>>(a, b, c, (int) e, 1, NULL);
-        CU(wait_value((CUstream) s, (CUdeviceptr) m->flag, e, CU_STREAM_WAIT_VALUE_GEQ));
+        vadd<<<grid, 1024, 0, s>>>(a, b, c, e, ebase, 1, NULL);
+        CU(wait_value((CUstream) s, (CUdeviceptr) (m->flag + w), value,
+                      CU_STREAM_WAIT_VALUE_GEQ));
         CUDA(cudaMemcpyAsync(m->peer_c, c, (size_t) grid * 1024 * sizeof(double),
                              cudaMemcpyDeviceToDevice, s));
-        CU(write_value((CUstream) s, (CUdeviceptr) m->peer_flag, e, CU_STREAM_WRITE_VALUE_DEFAULT));
+        CU(write_value((CUstream) s, (CUdeviceptr) (m->peer_flag + w), value,
+                       CU_STREAM_WRITE_VALUE_DEFAULT));
     } else {
-        CU(write_value((CUstream) s, (CUdeviceptr) m->peer_flag, e, CU_STREAM_WRITE_VALUE_DEFAULT));
-        CU(wait_value((CUstream) s, (CUdeviceptr) m->flag, e, CU_STREAM_WAIT_VALUE_GEQ));
+        CU(write_value((CUstream) s, (CUdeviceptr) (m->peer_flag + w), value,
+                       CU_STREAM_WRITE_VALUE_DEFAULT));
+        CU(wait_value((CUstream) s, (CUdeviceptr) (m->flag + w), value,
+                      CU_STREAM_WAIT_VALUE_GEQ));
     }
 }
 
@@ -230,6 +271,59 @@ static MPI_Info part_info(const char *copy, int threads, bool kernels)
     return info;
 }
 
+/* One stream-ordered epoch of kernel copy or the progress engine; `calls`
+ * adds the host's time in the start, the launch and the wait. */
+static void stream_epoch(MPI_Request *req, MPIX_Prequest preq, const double *a, const double *b,
+                         double *c, int grid, int bpp, int e, const int *ebase, cudaStream_t s,
+                         double calls[3])
+{
+    double c0 = MPI_Wtime();
+    CHECK_MPI(MPIX_Start_enqueue(req));
+    double c1 = MPI_Wtime();
+    if (0 == rank) {
+        vadd<<<grid, 1024, 0, s>>>(a, b, c, e, ebase, bpp, preq);
+    }
+    double c2 = MPI_Wtime();
+    CHECK_MPI(MPIX_Wait_enqueue(req, MPI_STATUS_IGNORE));
+    if (NULL != calls) {
+        calls[0] += c1 - c0;
+        calls[1] += c2 - c1;
+        calls[2] += MPI_Wtime() - c2;
+    }
+}
+
+/* The *_graph variants: K epochs from epoch e on captured into graph[0]
+ * (ipc_limit_graph: graph[0] and graph[1] on flag words 2 and 3). The
+ * epochs of a replay are ebase's + 1..K; the graph ends by advancing
+ * ebase by K. */
+static void graph_build(int v, int K, MPI_Request *req, MPIX_Prequest preq, const struct ipc *m,
+                        const double *a, const double *b, double *c, int grid, int bpp, int e,
+                        int *ebase, cudaStream_t s, cudaGraphExec_t graph[2])
+{
+    int base = e - 1;
+    CUDA(cudaMemcpyAsync(ebase, &base, sizeof(base), cudaMemcpyHostToDevice, s));
+    CUDA(cudaStreamSynchronize(s));
+    for (int gi = 0; gi < (V_IPC_LIMIT_GRAPH == v ? 2 : 1); ++gi) {
+        cudaGraph_t g;
+        CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        for (int k = 1; k <= K; ++k) {
+            if (V_IPC_LIMIT_GRAPH == v) {
+                ipc_epoch(m, a, b, c, grid, 2 + gi, (uint64_t) k, k, ebase, s);
+            } else {
+                stream_epoch(req, preq, a, b, c, grid, bpp, k, ebase, s, NULL);
+            }
+        }
+        if (V_IPC_LIMIT_GRAPH == v) {
+            CU(write_value((CUstream) s, (CUdeviceptr) (m->flag + 2 + gi), 0,
+                           CU_STREAM_WRITE_VALUE_DEFAULT));
+        }
+        if (0 == rank) advance<<<1, 1, 0, s>>>(ebase, K);
+        CUDA(cudaStreamEndCapture(s, &g));
+        CUDA(cudaGraphInstantiate(&graph[gi], g, 0));
+        CUDA(cudaGraphDestroy(g));
+    }
+}
+
 /* Seconds per epoch of variant v at `grid` blocks, measured on rank 1;
  * *epoch counts the epochs of the whole run (c holds the last one's). */
 static double goodput_run(int v, int grid, const double *a, const double *b, double *c,
@@ -240,14 +334,20 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     const char *env = getenv("BENCH_PARTS_MAX");
     int maxp = (NULL != env && atoi(env) > 0) ? atoi(env) : grid;
     int parts = grid < maxp ? grid : maxp, bpp = grid / parts, iters = iters_for(n * 8);
-    bool stream = V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v;
+    bool stream = V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
+                  V_KCOPY_GRAPH == v;
+    bool graphed = V_KCOPY_GRAPH == v || V_IPC_LIMIT_GRAPH == v;
+    int K = graphed ? graph_epochs() : 1, *ebase = NULL;
+    cudaGraphExec_t graph[2] = {NULL, NULL};
     MPI_Request req = MPI_REQUEST_NULL;
     MPIX_Prequest preq = NULL;
     double t0 = 0, calls[3] = {0, 0, 0}; /* host time in start, launch, wait */
 
+    iters = (iters + K - 1) / K * K;
+    if (graphed) CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
     if (V_KCOPY_HOST == v || stream) {
         MPI_Info info = part_info(V_PROGRESS_STREAM == v ? "progress" : "kernel", bpp * 1024,
-                                  V_KCOPY_KERNELS == v);
+                                  V_KCOPY_KERNELS == v || V_KCOPY_GRAPH == v);
         MPI_Comm comm = stream ? scomm : MPI_COMM_WORLD;
         int count = (int) (n / parts);
         if (0 == rank) {
@@ -260,15 +360,28 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     /* three warm-up epochs, then the timed ones */
     for (int i = -3; i < iters; ++i) {
         int e = ++*epoch;
+        if (0 == rank && NULL == preq && stream) {
+            /* the device request before the first stream-ordered start */
+            CHECK_MPI(MPIX_Prequest_create(req, &preq));
+        }
+        if (graphed && 0 == i) {
+            graph_build(v, K, &req, preq, m, a, b, c, grid, bpp, e, ebase, s, graph);
+        }
         if (0 == i) {
             CUDA(cudaStreamSynchronize(s));
             CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             t0 = MPI_Wtime();
         }
+        if (graphed && i >= 0) {
+            CUDA(cudaGraphLaunch(graph[(NULL != graph[1]) ? (i / K) & 1 : 0], s));
+            *epoch += K - 1;
+            i += K - 1;
+            continue;
+        }
         switch (v) {
         case V_TRADITIONAL:
             if (0 == rank) {
-                vadd<<<grid, 1024, 0, s>>>(a, b, c, e, 1, NULL);
+                vadd<<<grid, 1024, 0, s>>>(a, b, c, e, NULL, 1, NULL);
                 CUDA(cudaStreamSynchronize(s));
                 CHECK_MPI(MPI_Send(c, (int) n, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD));
             } else {
@@ -281,33 +394,18 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
             if (0 == rank) {
                 if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req, &preq));
                 CHECK_MPI(MPIX_Pbuf_prepare(&req));
-                vadd<<<grid, 1024, 0, s>>>(a, b, c, e, bpp, preq);
+                vadd<<<grid, 1024, 0, s>>>(a, b, c, e, NULL, bpp, preq);
             }
             CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
             break;
         case V_KCOPY_STREAM:
         case V_KCOPY_KERNELS:
+        case V_KCOPY_GRAPH: /* its warm-up */
         case V_PROGRESS_STREAM:
-        {
-            /* the device request before the first stream-ordered start */
-            if (0 == rank && NULL == preq) CHECK_MPI(MPIX_Prequest_create(req, &preq));
-            double c0 = MPI_Wtime();
-            CHECK_MPI(MPIX_Start_enqueue(&req));
-            double c1 = MPI_Wtime();
-            if (0 == rank) {
-                vadd<<<grid, 1024, 0, s>>>(a, b, c, e, bpp, preq);
-            }
-            double c2 = MPI_Wtime();
-            CHECK_MPI(MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE));
-            if (i >= 0) {
-                calls[0] += c1 - c0;
-                calls[1] += c2 - c1;
-                calls[2] += MPI_Wtime() - c2;
-            }
+            stream_epoch(&req, preq, a, b, c, grid, bpp, e, NULL, s, i >= 0 ? calls : NULL);
             break;
-        }
         default:
-            ipc_epoch(m, a, b, c, grid, (uint64_t) e, s);
+            ipc_epoch(m, a, b, c, grid, 0, (uint64_t) e, e, NULL, s);
             break;
         }
         if (0 == rank) CUDA(cudaGetLastError());
@@ -315,6 +413,10 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     double ti = (MPI_Wtime() - t0) / iters;
     CUDA(cudaStreamSynchronize(s));
     double t = (MPI_Wtime() - t0) / iters;
+    for (int gi = 0; gi < 2; ++gi) {
+        if (NULL != graph[gi]) CUDA(cudaGraphExecDestroy(graph[gi]));
+    }
+    if (NULL != ebase) CUDA(cudaFree(ebase));
     CHECK_MPI(MPI_Gather(&ti, 1, MPI_DOUBLE, issue, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     CHECK_MPI(MPI_Gather(calls, 3, MPI_DOUBLE, issue + 2, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     for (int k = 2; k < 8; ++k) issue[k] /= iters;
@@ -331,9 +433,9 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
 /* Ping-pong of one block: rank 0's kernel writes epoch e, rank 1's adds
  * one to what arrived; each marks the block with MPIX_Pready when given a
  * device request. */
-__global__ void ping(double *sbuf, int e, MPIX_Prequest preq)
+__global__ void ping(double *sbuf, int e, const int *ebase, MPIX_Prequest preq)
 {
-    sbuf[threadIdx.x] = (double) e + threadIdx.x;
+    sbuf[threadIdx.x] = (double) epoch_at(e, ebase) + threadIdx.x;
     if (NULL != preq) MPIX_Pready(0, preq);
 }
 
@@ -358,9 +460,10 @@ __device__ static void await(MPIX_Prequest rpreq)
     __syncthreads();
 }
 
-__global__ void ping_await(double *sbuf, int e, MPIX_Prequest preq, MPIX_Prequest rpreq)
+__global__ void ping_await(double *sbuf, int e, const int *ebase, MPIX_Prequest preq,
+                           MPIX_Prequest rpreq)
 {
-    sbuf[threadIdx.x] = (double) e + threadIdx.x;
+    sbuf[threadIdx.x] = (double) epoch_at(e, ebase) + threadIdx.x;
     MPIX_Pready(0, preq);
     await(rpreq);
 }
@@ -378,6 +481,30 @@ __global__ void check_pong(const double *rbuf, int e, unsigned long long *wrong)
     if (rbuf[threadIdx.x] != (double) e + threadIdx.x + 1.0) atomicAdd(wrong, 1ull);
 }
 
+/* One stream-ordered ping-pong epoch (H_STREAM, H_KERNELS, H_PARRIVED and
+ * their graphs: `awaits` for the kernels that poll MPIX_Parrived). */
+static void hrtt_epoch(bool awaits, MPI_Request req[2], MPIX_Prequest preq, MPIX_Prequest rpreq,
+                       double *sbuf, double *rbuf, int e, const int *ebase, cudaStream_t s)
+{
+    enum { N = 1024 };
+    CHECK_MPI(MPIX_Startall_enqueue(2, req));
+    if (awaits) {
+        if (0 == rank) {
+            ping_await<<<1, N, 0, s>>>(sbuf, e, ebase, preq, rpreq);
+        } else {
+            pong_await<<<1, N, 0, s>>>(rbuf, sbuf, preq, rpreq);
+        }
+        CHECK_MPI(MPIX_Waitall_enqueue(2, req, MPI_STATUSES_IGNORE));
+    } else if (0 == rank) {
+        ping<<<1, N, 0, s>>>(sbuf, e, ebase, preq);
+        CHECK_MPI(MPIX_Waitall_enqueue(2, req, MPI_STATUSES_IGNORE));
+    } else {
+        CHECK_MPI(MPIX_Wait_enqueue(&req[1], MPI_STATUS_IGNORE));
+        pong<<<1, N, 0, s>>>(rbuf, sbuf, preq);
+        CHECK_MPI(MPIX_Wait_enqueue(&req[0], MPI_STATUS_IGNORE));
+    }
+}
+
 static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
 {
     enum { N = 1024 };
@@ -385,8 +512,12 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     unsigned long long *dw, wrong = 0;
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL}; /* [0] send, [1] receive */
     MPIX_Prequest preq = NULL, rpreq = NULL;
-    int peer = 1 - rank, e = 0;
-    bool streamed = H_STREAM == v || H_KERNELS == v || H_PARRIVED == v;
+    int peer = 1 - rank, e = 0, *ebase = NULL;
+    bool graphed = H_KERNELS_GRAPH == v || H_PARRIVED_GRAPH == v;
+    bool awaits = H_PARRIVED == v || H_PARRIVED_GRAPH == v;
+    bool streamed = H_STREAM == v || H_KERNELS == v || awaits || graphed;
+    int K = graphed ? graph_epochs() : 1;
+    cudaGraphExec_t graph = NULL;
 
     CUDA(cudaMalloc(&sbuf, N * sizeof(double)));
     CUDA(cudaMalloc(&rbuf, N * sizeof(double)));
@@ -396,55 +527,57 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     CUDA(cudaDeviceSynchronize());
     if (H_SENDRECV != v) {
         MPI_Comm comm = streamed ? scomm : MPI_COMM_WORLD;
-        MPI_Info info = part_info("kernel", N, H_KERNELS == v || H_PARRIVED == v);
+        MPI_Info info = part_info("kernel", N, H_KERNELS == v || awaits || graphed);
         /* tag 21: rank 0 to rank 1, tag 22: back */
         CHECK_MPI(MPI_Psend_init(sbuf, 1, N, MPI_DOUBLE, peer, 21 + rank, comm, info, &req[0]));
         CHECK_MPI(MPI_Precv_init(rbuf, 1, N, MPI_DOUBLE, peer, 22 - rank, comm, info, &req[1]));
         CHECK_MPI(MPI_Info_free(&info));
     }
+    iters = (iters + K - 1) / K * K;
+    if (graphed) CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
     for (int i = -100; i < iters; ++i) {
         e = i + 101;
+        if (streamed && NULL == preq) {
+            CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
+            if (awaits) CHECK_MPI(MPIX_Prequest_create(req[1], &rpreq));
+        }
+        if (graphed && 0 == i) {
+            /* K epochs, e to e + K - 1 at the first replay (ebase + 1..K) */
+            int base = e - 1;
+            cudaGraph_t g;
+            CUDA(cudaMemcpyAsync(ebase, &base, sizeof(base), cudaMemcpyHostToDevice, s));
+            CUDA(cudaStreamSynchronize(s));
+            CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+            for (int k = 1; k <= K; ++k) hrtt_epoch(awaits, req, preq, rpreq, sbuf, rbuf, k, ebase, s);
+            if (0 == rank) advance<<<1, 1, 0, s>>>(ebase, K);
+            CUDA(cudaStreamEndCapture(s, &g));
+            CUDA(cudaGraphInstantiate(&graph, g, 0));
+            CUDA(cudaGraphDestroy(g));
+        }
         if (0 == i) {
             CUDA(cudaStreamSynchronize(s));
             CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
             t0 = MPI_Wtime();
         }
-        if (H_PARRIVED == v) {
-            if (NULL == preq) {
-                CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
-                CHECK_MPI(MPIX_Prequest_create(req[1], &rpreq));
-            }
-            CHECK_MPI(MPIX_Startall_enqueue(2, req));
-            if (0 == rank) {
-                ping_await<<<1, N, 0, s>>>(sbuf, e, preq, rpreq);
-            } else {
-                pong_await<<<1, N, 0, s>>>(rbuf, sbuf, preq, rpreq);
-            }
-            CHECK_MPI(MPIX_Waitall_enqueue(2, req, MPI_STATUSES_IGNORE));
-        } else if (H_STREAM == v || H_KERNELS == v) {
-            if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
-            CHECK_MPI(MPIX_Startall_enqueue(2, req));
-            if (0 == rank) {
-                ping<<<1, N, 0, s>>>(sbuf, e, preq);
-                CHECK_MPI(MPIX_Waitall_enqueue(2, req, MPI_STATUSES_IGNORE));
-            } else {
-                CHECK_MPI(MPIX_Wait_enqueue(&req[1], MPI_STATUS_IGNORE));
-                pong<<<1, N, 0, s>>>(rbuf, sbuf, preq);
-                CHECK_MPI(MPIX_Wait_enqueue(&req[0], MPI_STATUS_IGNORE));
-            }
+        if (graphed && i >= 0) {
+            CUDA(cudaGraphLaunch(graph, s));
+            i += K - 1;
+            e += K - 1;
+        } else if (streamed) {
+            hrtt_epoch(awaits, req, preq, rpreq, sbuf, rbuf, e, NULL, s);
         } else if (H_HOST == v) {
             CHECK_MPI(MPI_Startall(2, req));
             if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
             if (1 == rank) CHECK_MPI(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
             CHECK_MPI(MPIX_Pbuf_prepare(&req[0]));
             if (0 == rank) {
-                ping<<<1, N, 0, s>>>(sbuf, e, preq);
+                ping<<<1, N, 0, s>>>(sbuf, e, NULL, preq);
             } else {
                 pong<<<1, N, 0, s>>>(rbuf, sbuf, preq);
             }
             CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
         } else if (0 == rank) {
-            ping<<<1, N, 0, s>>>(sbuf, e, NULL);
+            ping<<<1, N, 0, s>>>(sbuf, e, NULL, NULL);
             CUDA(cudaStreamSynchronize(s));
             CHECK_MPI(MPI_Send(sbuf, N, MPI_DOUBLE, peer, 21, MPI_COMM_WORLD));
             CHECK_MPI(MPI_Recv(rbuf, N, MPI_DOUBLE, peer, 22, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -457,6 +590,8 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     }
     CUDA(cudaStreamSynchronize(s));
     double t = (MPI_Wtime() - t0) / iters / 2;
+    if (NULL != graph) CUDA(cudaGraphExecDestroy(graph));
+    if (NULL != ebase) CUDA(cudaFree(ebase));
     if (0 == rank) {
         check_pong<<<1, N, 0, s>>>(rbuf, e, dw);
         CUDA(cudaMemcpyAsync(&wrong, dw, sizeof(wrong), cudaMemcpyDeviceToHost, s));
@@ -482,6 +617,19 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     return t;
 }
 
+/* Whether `grid` blocks of vadd all fit on the GPU at once with room for a
+ * one-thread kernel: the sender's blocks wait for the receiver's start, so
+ * where the ranks share the GPU and the start is a kernel, a grid that
+ * fills it never ends. */
+static bool fits(int grid)
+{
+    int dev, sms, per_sm;
+    CUDA(cudaGetDevice(&dev));
+    CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, vadd, 1024, 0));
+    return grid < sms * per_sm;
+}
+
 static int lookup(const char *name, const char **names, int count)
 {
     for (int i = 0; i < count; ++i) {
@@ -494,9 +642,20 @@ int main(int argc, char **argv)
 {
     bool good = argc > 2 && 0 == strcmp(argv[1], "goodput");
     bool hrtt = argc > 2 && 0 == strcmp(argv[1], "hrtt");
+    int size, provided, want = MPI_THREAD_SINGLE;
+    /* VARIANT_kstart: a *_graph variant with the starts the graphs capture
+     * made one-thread kernels (MCA part_ucx_stream_graph_start kernel),
+     * where the ranks share a GPU only at grids whose blocks all fit on it
+     * beside the start (fits()) */
+    size_t len = argc > 2 ? strlen(argv[2]) : 0;
+    bool kstart = len > 7 && 0 == strcmp(argv[2] + len - 7, "_kstart");
+    if (kstart) {
+        setenv("OMPI_MCA_part_ucx_stream_graph_start", "kernel", 1);
+        argv[2][len - 7] = '\0';
+    }
     int v = good ? lookup(argv[2], goodput_names, V_COUNT)
                  : hrtt ? lookup(argv[2], hrtt_names, H_COUNT) : -1;
-    int size, provided, want = MPI_THREAD_SINGLE;
+    snprintf(vname, sizeof(vname), "%s%s", argc > 2 ? argv[2] : "", kstart ? "_kstart" : "");
 
     if ((good && (V_PROGRESS_STREAM == v)) || NULL != getenv("BENCH_THREAD_MULTIPLE")) {
         want = MPI_THREAD_MULTIPLE;
@@ -506,7 +665,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (getenv("BENCH_LABEL")) label = getenv("BENCH_LABEL");
-    if (v < 0 || (good && argc < 4) || 2 != size) {
+    if (v < 0 || (good && argc < 4) || 2 != size ||
+        (kstart && V_KCOPY_GRAPH != v && H_KERNELS_GRAPH != v && H_PARRIVED_GRAPH != v)) {
         if (0 == rank) {
             fprintf(stderr, "usage: mpirun -np 2 b_stream goodput VARIANT GRIDS | hrtt VARIANT\n"
                             "  (see the comment at the top of bench/b_stream.cu)\n");
@@ -524,6 +684,7 @@ int main(int argc, char **argv)
     cudaFuncAttributes fa;
     CUDA(cudaFuncGetAttributes(&fa, init_ab));
     CUDA(cudaFuncGetAttributes(&fa, vadd));
+    CUDA(cudaFuncGetAttributes(&fa, advance));
     CUDA(cudaFuncGetAttributes(&fa, count_wrong));
     CUDA(cudaFuncGetAttributes(&fa, ping));
     CUDA(cudaFuncGetAttributes(&fa, pong));
@@ -534,8 +695,9 @@ int main(int argc, char **argv)
     MPIX_Stream ms = MPIX_STREAM_NULL;
     MPI_Comm scomm = MPI_COMM_NULL;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v)) ||
-        (hrtt && (H_STREAM == v || H_KERNELS == v || H_PARRIVED == v))) {
+    if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
+                  V_KCOPY_GRAPH == v)) ||
+        (hrtt && H_HOST != v && H_SENDRECV != v)) {
         scomm = stream_comm(s, &ms);
     }
     if (good) {
@@ -556,31 +718,39 @@ int main(int argc, char **argv)
             CUDA(cudaGetLastError());
         }
         CUDA(cudaDeviceSynchronize()); /* before the non-blocking stream uses them */
-        if (V_IPC_LIMIT == v) ipc_open(&m, c);
+        bool ipc = V_IPC_LIMIT == v || V_IPC_LIMIT_GRAPH == v;
+        if (ipc) ipc_open(&m, c);
         for (int g = 0; g < ng; ++g) {
+            if (kstart && !fits(grids[g])) {
+                if (0 == rank) {
+                    fprintf(stderr, "b_stream: %s: %d blocks do not fit on the GPU beside "
+                            "the receiver's start: skipped\n", vname, grids[g]);
+                }
+                continue;
+            }
             if (1 == rank) {
                 CUDA(cudaMemsetAsync(c, 0, (size_t) grids[g] * 1024 * sizeof(double), s));
                 CUDA(cudaStreamSynchronize(s));
             }
             double issue[8] = {0};
             double t = goodput_run(v, grids[g], a, b, c, s, scomm, &m, &epoch, issue);
-            if (data_ok(c, grids[g], epoch, s, goodput_names[v]) && 0 == rank) {
+            if (data_ok(c, grids[g], epoch, s, vname) && 0 == rank) {
                 size_t gb = (size_t) grids[g] * 1024 * sizeof(double);
-                printf("stream_goodput,%s-%s,%d,%zu,%.4f,GB/s\n", goodput_names[v], label,
+                printf("stream_goodput,%s-%s,%d,%zu,%.4f,GB/s\n", vname, label,
                        grids[g], gb, (double) gb / t / 1e9);
                 for (int r = 0; r < 2; ++r) {
-                    printf("stream_issue,%s-%s,%d,%d,%.3f,us\n", goodput_names[v], label,
+                    printf("stream_issue,%s-%s,%d,%d,%.3f,us\n", vname, label,
                            grids[g], r, issue[r] * 1e6);
                 }
                 for (int r = 0; r < 2 && issue[2] + issue[5] > 0; ++r) {
-                    printf("stream_calls,%s-%s,%d,%d,%.3f/%.3f/%.3f,us\n", goodput_names[v],
+                    printf("stream_calls,%s-%s,%d,%d,%.3f/%.3f/%.3f,us\n", vname,
                            label, grids[g], r, issue[2 + 3 * r] * 1e6, issue[3 + 3 * r] * 1e6,
                            issue[4 + 3 * r] * 1e6);
                 }
                 fflush(stdout);
             }
         }
-        if (V_IPC_LIMIT == v) ipc_close(&m);
+        if (ipc) ipc_close(&m);
         CUDA(cudaFree(c));
         if (0 == rank) {
             CUDA(cudaFree(a));
@@ -591,7 +761,7 @@ int main(int argc, char **argv)
         int iters = (NULL != env && atoi(env) > 0) ? atoi(env) : 2000;
         double t = hrtt_run(v, s, scomm, iters);
         if (!failed && 0 == rank) {
-            printf("stream_hrtt,%s-%s,8192,%d,%.3f,us\n", hrtt_names[v], label, iters, t * 1e6);
+            printf("stream_hrtt,%s-%s,8192,%d,%.3f,us\n", vname, label, iters, t * 1e6);
             fflush(stdout);
         }
     }

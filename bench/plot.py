@@ -163,13 +163,14 @@ if by["gallreduce"]:
         nc = t.get(("nccl", g, np_))
         p = t[(comp, g, np_)]
         print(f"{comp:>16} {g:>8} {np_:>4}  {tr / p if tr else 0:8.2f}x  {nc / p if nc else 0:8.2f}x")
-    print("\nthe GPU engine (partitioned: host-started, partitioned_stream: stream-ordered) against "
+    print("\nthe GPU engine (partitioned: host-started, partitioned_stream: stream-ordered, "
+          "partitioned_graph: stream-ordered epochs replayed from CUDA graphs) against "
           "the schedule engine, traditional and the two limits: grid, ranks, us, and "
           "it / kernel_copy_limit; issue 22's targets: <= 15 us at 1-64 blocks, <= 1.3x the "
           "limit at 4-64 MiB (1K-16K blocks) (* = missed)")
-    cols = ("partitioned", "partitioned_stream", "host_engine", "traditional", "kernel_alone",
-            "kernel_copy_limit")
-    print(f"{'grid':>8} {'np':>3}" + "".join(f"{c:>20}" for c in cols) + f"{'part/lim':>10}{'stream/lim':>11}")
+    cols = ("partitioned", "partitioned_stream", "partitioned_graph", "host_engine", "traditional",
+            "kernel_alone", "kernel_copy_limit")
+    print(f"{'grid':>8} {'np':>3}" + "".join(f"{c:>20}" for c in cols) + f"{'part/lim':>10}{'stream/lim':>11}{'graph/lim':>10}")
     for (g, np_) in sorted({(k[1], k[2]) for k in t if k[0] in cols}):
         cells = ""
         for c in cols:
@@ -177,7 +178,7 @@ if by["gallreduce"]:
             miss = c.startswith("partitioned") and v is not None and g <= 64 and v > 15.0
             cells += f"{'-' if v is None else format(v, '.1f') + ('*' if miss else ''):>20}"
         lim = t.get(("kernel_copy_limit", g, np_))
-        for c in ("partitioned", "partitioned_stream"):
+        for c in ("partitioned", "partitioned_stream", "partitioned_graph"):
             v = t.get((c, g, np_))
             q = v / lim if v and lim else None
             miss = q is not None and 1024 <= g <= 16384 and q > 1.3

@@ -8,16 +8,24 @@ import csv
 import sys
 
 GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "kernel_copy_kernels",
-           "progress_stream", "ipc_limit")
-HRTT = ("stream", "kernels", "parrived", "host", "sendrecv")
-HRTT_TARGETED = ("stream", "kernels", "parrived")
+           "kernel_copy_graph", "kernel_copy_graph_kstart", "progress_stream", "ipc_limit",
+           "ipc_limit_graph")
+HRTT = ("stream", "kernels", "parrived", "kernels_graph", "kernels_graph_kstart", "parrived_graph",
+        "parrived_graph_kstart", "host", "sendrecv")
+HRTT_TARGETED = HRTT[:-2]
 SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stream": "kc_stream",
-         "kernel_copy_kernels": "kc_kern", "progress_stream": "pe_stream", "ipc_limit": "limit"}
-# (variant, over, grids it applies to (None: all), at least); kernel_copy_kernels
-# is stream-ordered kernel copy too (info "mpix_stream_kernels")
-TARGETS = tuple((kc, "traditional", (1, 4, 16, 64), 3.0)
-                for kc in ("kernel_copy_stream", "kernel_copy_kernels")) + \
-    tuple((kc, "ipc_limit", None, 0.9) for kc in ("kernel_copy_stream", "kernel_copy_kernels")) + \
+         "kernel_copy_kernels": "kc_kern", "kernel_copy_graph": "kc_graph",
+         "kernel_copy_graph_kstart": "kc_graph_k",
+         "progress_stream": "pe_stream", "ipc_limit": "limit", "ipc_limit_graph": "lim_graph"}
+# Stream-ordered kernel copy: kernel_copy_stream, kernel_copy_kernels (info
+# "mpix_stream_kernels") and kernel_copy_graph (the same, epochs replayed from
+# a CUDA graph; _kstart: the graphs' starts are kernels, part_ucx_stream_graph_start
+# kernel); the limit is ipc_limit, issued each epoch as the issue defines it
+# (ipc_limit_graph, its graph form, is shown beside it).
+KC = ("kernel_copy_stream", "kernel_copy_kernels", "kernel_copy_graph", "kernel_copy_graph_kstart")
+# (variant, over, grids it applies to (None: all), at least)
+TARGETS = tuple((kc, "traditional", (1, 4, 16, 64), 3.0) for kc in KC) + \
+    tuple((kc, "ipc_limit", None, 0.9) for kc in KC) + \
     (("progress_stream", "traditional", (1, 4, 16, 64), 1.5),)
 HRTT_TARGET_US = 5.0
 
@@ -47,10 +55,15 @@ def report(rows):
         for g in grids:
             out.append(f"{g:>8}" + "".join(f"{fmt(gp.get((path, v, g)), '.3f'):>20}" for v in GOODPUT))
         ratios = (("kernel_copy_host", "traditional"), ("kernel_copy_stream", "traditional"),
-                  ("kernel_copy_kernels", "traditional"), ("progress_stream", "traditional"),
-                  ("kernel_copy_stream", "ipc_limit"), ("kernel_copy_kernels", "ipc_limit"),
-                  ("progress_stream", "ipc_limit"))
-        out += ["", f"ratios ({path}); targets: kernel_copy_stream and kernel_copy_kernels >= 3x "
+                  ("kernel_copy_kernels", "traditional"), ("kernel_copy_graph", "traditional"),
+                  ("kernel_copy_graph_kstart", "traditional"),
+                  ("progress_stream", "traditional"), ("kernel_copy_stream", "ipc_limit"),
+                  ("kernel_copy_kernels", "ipc_limit"), ("kernel_copy_graph", "ipc_limit"),
+                  ("kernel_copy_graph_kstart", "ipc_limit"),
+                  ("kernel_copy_graph", "ipc_limit_graph"), ("progress_stream", "ipc_limit"))
+        ratios = tuple((a, b) for a, b in ratios
+                       if any(k[0] == path and k[1] in (a, b) for k in gp))
+        out += ["", f"ratios ({path}); targets: kernel_copy_stream, _kernels and _graph >= 3x "
                 "traditional at 1-64 blocks and >= 0.9x ipc_limit at every grid, "
                 "progress_stream >= 1.5x traditional at 1-64 blocks (* = missed); "
                 "kc: kernel copy, pe: progress engine",

@@ -30,6 +30,8 @@
  *         replays it for the other epochs (see enqueue_epoch: a one-thread
  *         kernel at the head of the graph advances the side's epoch
  *         counter in device memory, which the kernels after it read)
+ *   -G K  -g with K epochs captured into the one graph, each with its own
+ *         start, kernels and wait ((epochs - 1) a multiple of K)
  *   -a    the receiver's check kernel comes before MPIX_Wait_enqueue and
  *         first polls MPIX_Parrived for each partition (from epoch 2)
  *   -m send|recv  that side uses host MPI_Start / MPI_Wait (the sender
@@ -360,6 +362,7 @@ static void probe_requests(side *s)
 int main(int argc, char **argv)
 {
     int epochs = 1000, aggregate = 0, expect_copy = 0, graph = 0, errors = 0, serialized = 0;
+    int per_graph = 1;
     int kernels = 0;
     int opt, size, provided;
     const char *copy = NULL, *mixed = NULL, *level_name = "auto";
@@ -369,7 +372,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gam:x2RSK")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gG:am:x2RSK")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -381,6 +384,7 @@ int main(int argc, char **argv)
         case 'C': expect_copy = 1; break;
         case 'd': s.delay_us = atoi(optarg); break;
         case 'g': graph = 1; break;
+        case 'G': graph = 1; per_graph = atoi(optarg); break;
         case 'a': s.poll = 1; break;
         case 'm': mixed = optarg; break;
         case 'x': errors = 1; break;
@@ -400,7 +404,8 @@ int main(int argc, char **argv)
     if (mixed) host_side = !strcmp(mixed, "send") ? 0 : !strcmp(mixed, "recv") ? 1 : -2;
     if (s.parts < 1 || s.parts > 1024 || s.n < 1 || s.threads < 1 || s.threads > 1024 ||
         epochs < 1 || s.level < 0 || (2 == s.nreq && s.parts % 2) || s.delay_us < 0 ||
-        -2 == host_side || (graph && (mixed || errors)) || (errors && mixed) ||
+        -2 == host_side || (graph && (mixed || errors)) || per_graph < 1 ||
+        (epochs - 1) % per_graph || (errors && mixed) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy)))) {
@@ -423,9 +428,11 @@ int main(int argc, char **argv)
     }
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
     char name[160];
+    char gname[32] = "";
+    if (graph) snprintf(gname, sizeof(gname), " -G %d", per_graph);
     snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s%s%s%s)",
              s.parts, s.n, level_name, aggregate ? " -A" : "", copy ? copy : "auto", epochs,
-             s.delay_us ? " -d" : "", graph ? " -g" : "", s.poll ? " -a" : "",
+             s.delay_us ? " -d" : "", gname, s.poll ? " -a" : "",
              mixed ? (0 == host_side ? " -m send" : " -m recv") : "", errors ? " -x" : "",
              2 == s.nreq ? " -2" : "", s.coll ? " -R" : "", serialized ? " -S" : "",
              kernels ? " -K" : "");
@@ -538,13 +545,14 @@ int main(int argc, char **argv)
                 /* thread-local: the component's own threads may go on
                  * calling CUDA while this thread captures */
                 CUDA(cudaStreamBeginCapture(s.cs, cudaStreamCaptureModeThreadLocal));
-                enqueue_epoch(&s, e, true, poll, false);
+                for (int k = 0; k < per_graph; ++k) enqueue_epoch(&s, e + k, true, poll, false);
                 CUDA(cudaStreamEndCapture(s.cs, &g));
                 CUDA(cudaGraphInstantiate(&exec, g, 0));
                 CUDA(cudaGraphDestroy(g));
             }
             if (NULL != exec) {
                 CUDA(cudaGraphLaunch(exec, s.cs));
+                e += per_graph - 1; /* the graph's epochs */
             } else {
                 enqueue_epoch(&s, e, graph, poll, errors && 1 == e);
             }
