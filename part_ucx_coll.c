@@ -937,6 +937,11 @@ static int mca_part_ucx_coll_gpu_enqueue(mca_part_ucx_request_t *req, void *stre
     return mca_part_ucx_gcoll_enqueue(mca_part_ucx_collreq(req)->coll, stream, epoch, epoch_word);
 }
 
+static volatile uint64_t *mca_part_ucx_coll_gpu_epoch_word(const mca_part_ucx_request_t *req)
+{
+    return mca_part_ucx_gcoll_epoch_word(mca_part_ucx_collreq((mca_part_ucx_request_t *) req)->coll);
+}
+
 static int mca_part_ucx_coll_gpu_join(mca_part_ucx_request_t *req, void *stream)
 {
     return mca_part_ucx_gcoll_join(mca_part_ucx_collreq(req)->coll, stream);
@@ -955,6 +960,7 @@ const mca_part_ucx_request_ops_t mca_part_ucx_coll_ops = {
     .dump = mca_part_ucx_coll_dump,
     .gpu_epochs = mca_part_ucx_coll_gpu_epochs,
     .gpu_enqueue = mca_part_ucx_coll_gpu_enqueue,
+    .gpu_epoch_word = mca_part_ucx_coll_gpu_epoch_word,
     .gpu_join = mca_part_ucx_coll_gpu_join,
 };
 

@@ -261,10 +261,13 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
     a->done = words + a->user_parts;
     a->finished = words + 2 * a->user_parts;
     a->blocks_done = (unsigned int *) ((uint64_t *) g->win + g->win_bytes / sizeof(uint64_t) - 1);
-    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(sizeof(*a), (void **) &g->dargs, &g->dargs_dev)) {
+    /* the arguments, then the counted epoch's word */
+    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(sizeof(*a) + sizeof(uint64_t),
+                                                  (void **) &g->dargs, &g->dargs_dev)) {
         g->dargs = NULL;
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    a->epoch_dev = (const volatile uint64_t *) (g->dargs + 1);
     if (OMPI_SUCCESS != mca_part_ucx_device_copy_in(g->dargs, a, sizeof(*a)) ||
         0 != mca_part_ucx_device_event_get(&g->fork) ||
         0 != mca_part_ucx_device_event_get(&g->join) ||
@@ -399,7 +402,7 @@ void mca_part_ucx_gcoll_release(mca_part_ucx_coll_t *c)
                                  g->scratch_dev);
     }
     if (NULL != g->dargs) {
-        mca_part_ucx_devmem_free(g->dargs, sizeof(g->args), g->dargs_dev);
+        mca_part_ucx_devmem_free(g->dargs, sizeof(g->args) + sizeof(uint64_t), g->dargs_dev);
     }
     if (NULL != g->win) {
         mca_part_ucx_devmem_free(g->win, g->win_bytes, g->win_dev);
@@ -468,6 +471,11 @@ int mca_part_ucx_gcoll_join(mca_part_ucx_coll_t *c, void *stream)
         return OMPI_ERROR;
     }
     return OMPI_SUCCESS;
+}
+
+volatile uint64_t *mca_part_ucx_gcoll_epoch_word(const mca_part_ucx_coll_t *c)
+{
+    return (volatile uint64_t *) c->gcoll->args.epoch_dev;
 }
 
 const volatile uint64_t *mca_part_ucx_gcoll_finished(const mca_part_ucx_coll_t *c)

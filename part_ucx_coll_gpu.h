@@ -66,6 +66,9 @@ int mca_part_ucx_gcoll_launch(mca_part_ucx_coll_t *c);
 int mca_part_ucx_gcoll_enqueue(mca_part_ucx_coll_t *c, void *stream, uint64_t epoch,
                                const volatile uint64_t *epoch_word);
 int mca_part_ucx_gcoll_join(mca_part_ucx_coll_t *c, void *stream);
+/* The GPU word a counted start also writes, from which the kernel takes the
+ * epoch (reads of host memory from many blocks queue up). */
+volatile uint64_t *mca_part_ucx_gcoll_epoch_word(const mca_part_ucx_coll_t *c);
 /* The host word the kernel writes each epoch into once it is complete. */
 const volatile uint64_t *mca_part_ucx_gcoll_finished(const mca_part_ucx_coll_t *c);
 

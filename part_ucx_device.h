@@ -96,6 +96,10 @@ typedef struct mca_part_ucx_gcoll_args_t {
     volatile uint64_t *finished;    /* host memory: the last epoch the kernel completed */
     unsigned int *blocks_done;      /* GPU memory: blocks done this epoch */
     char *scratch;                  /* in-place one-shot allreduce: results until read */
+    /* GPU memory: a counted epoch (gcoll's epoch 0), which the stream's
+     * start writes here too: every block reads it, and reads of host
+     * memory from many blocks queue up */
+    const volatile uint64_t *epoch_dev;
 } mca_part_ucx_gcoll_args_t;
 
 /* Every function returns 0 on success, a negative value on error. */
@@ -163,7 +167,8 @@ typedef struct mca_part_ucx_device_ops_t {
      * GPU memory) loaded (load: see reduce_load), or launched on stream
      * with `blocks` blocks for `epoch` (0: *epoch_word, a stream's count
      * of its epochs, which graph replays advance: stream_start_counted's
-     * pair, whose second word the kernel advances). */
+     * pair, whose words the kernel advances; it reads the epoch from
+     * args->epoch_dev, which the start also writes). */
     int (*gcoll)(const mca_part_ucx_gcoll_args_t *args, const mca_part_ucx_gcoll_args_t *dev,
                  uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
                  void *stream, int load);

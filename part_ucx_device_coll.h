@@ -417,9 +417,10 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 1)
     for (unsigned i = threadIdx.x; i < sizeof(a) / sizeof(uint64_t); i += blockDim.x) {
         ((uint64_t *) &a)[i] = ((const uint64_t *) args)[i];
     }
+    __syncthreads();
     if (0 == threadIdx.x) {
-        /* a counted epoch: the start's (stream_start_counted's pair) */
-        epoch = (0 != epoch_arg) ? epoch_arg : epoch_word[1];
+        /* a counted epoch: the start wrote it into GPU memory as well */
+        epoch = (0 != epoch_arg) ? epoch_arg : *a.epoch_dev;
     }
     __syncthreads();
     e = epoch;

@@ -75,11 +75,13 @@ typedef struct mca_part_ucx_request_ops_t {
      * GPU engine), NULL: none. gpu_epochs: the host word its GPU work sets
      * to each epoch complete, NULL where this request does not run so;
      * gpu_enqueue: its GPU work of an epoch, after the stream got here
-     * (epoch 0: the stream's count, *epoch_word); gpu_join: the stream
-     * waits for that work. */
+     * (epoch 0: the stream's count, *epoch_word); gpu_epoch_word: a GPU
+     * word a counted start also sets to the epoch, for that work to read;
+     * gpu_join: the stream waits for that work. */
     const volatile uint64_t *(*gpu_epochs)(const mca_part_ucx_request_t *req);
     int (*gpu_enqueue)(mca_part_ucx_request_t *req, void *stream, uint64_t epoch,
                        const volatile uint64_t *epoch_word);
+    volatile uint64_t *(*gpu_epoch_word)(const mca_part_ucx_request_t *req);
     int (*gpu_join)(mca_part_ucx_request_t *req, void *stream);
 } mca_part_ucx_request_ops_t;
 

@@ -286,6 +286,9 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
         if (NULL != w.epoch_dev) {
             plan->start[plan->n++] = w.epoch_dev;
         }
+        if (1 == capturing && NULL != req->ops->gpu_epoch_word) {
+            plan->start[plan->n++] = req->ops->gpu_epoch_word(req); /* the kernel's */
+        }
         plan->gpu = true;
         plan->start_implied = true;
         MCA_PART_UCX_VERBOSE(10, "collective: stream-ordered epochs on the GPU engine");
