@@ -14,8 +14,9 @@ bench_machine() {
 }
 
 # bench_variants_begin: what bench_variant needs, for the scripts that run
-# each variant as its own mpirun over the same grids (BENCH_QUICK: fewer);
-# $limit (BENCH_TIMEOUT, default 120 s) bounds each run.
+# each variant as its own mpirun over the same grids (BENCH_QUICK: fewer;
+# BENCH_GRIDS=1,4,...: these); $limit (BENCH_TIMEOUT, default 120 s) bounds
+# each run.
 bench_variants_begin() {
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_MCA_mca_base_component_show_load_errors=0
@@ -24,6 +25,7 @@ bench_variants_begin() {
     else
         grids=1,4,16,64,256,1024,4096,16384,65536,131072
     fi
+    grids=${BENCH_GRIDS:-$grids}
     limit=${BENCH_TIMEOUT:-120}
     failures=0
 }
