@@ -382,15 +382,11 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
     req->stream_event_waited = false; /* until this epoch's wait records it */
     req->stream_wait = plan->wait;
     req->stream_done = plan->done;
-    /* count and the epoch a counted start takes next: the device plugin's
-     * pair (stream_start_counted) */
     if (counted) {
         *count = base; /* the graph counts on from here */
-        count[MCA_PART_UCX_STREAM_NEXT - MCA_PART_UCX_STREAM_COUNT] = e;
         req->stream_epoch = count;
     } else if (plan->driven) {
         *count = req->enq_epoch = e;
-        count[MCA_PART_UCX_STREAM_NEXT - MCA_PART_UCX_STREAM_COUNT] = e + 1;
         req->stream_epoch = (const volatile uint64_t *) &req->enq_epoch;
     } else {
         /* e, not one more than the host's count: a graph's replays may
@@ -399,8 +395,10 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
         req->stream_epoch = (const volatile uint64_t *) &req->epoch;
         (void) opal_atomic_swap_64((opal_atomic_int64_t *) &req->epoch, (int64_t) e);
         *count = req->epoch;
-        count[MCA_PART_UCX_STREAM_NEXT - MCA_PART_UCX_STREAM_COUNT] = e + 1;
     }
+    /* with count, the device plugin's pair (stream_start_counted): the
+     * epoch the next counted start takes, this one where it is counted */
+    words[MCA_PART_UCX_STREAM_NEXT] = counted ? e : e + 1;
     ++req->starts;
     mca_part_ucx_request_activate(req);
     if (plan->driven) {
@@ -572,6 +570,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     const mca_part_ucx_device_ops_t *gpu;
     mca_part_ucx_request_t *req;
     volatile uint64_t *counter;
+    bool engine;
     int capturing, rc = MPI_SUCCESS, err;
     uint64_t *targets;
     size_t i;
@@ -606,7 +605,8 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         counter = (volatile uint64_t *) req->stream_words.addr + MCA_PART_UCX_STREAM_COUNT;
-        if (NULL != mca_part_ucx_stream_gpu_done(req)) {
+        engine = NULL != mca_part_ucx_stream_gpu_done(req);
+        if (engine) {
             err = req->ops->gpu_join(req, stream); /* the GPU engine's kernel */
         } else if (req->proc_null || NULL == req->stream_wait) {
             err = 0; /* nothing to wait for, or the kernels' stream order does it */
@@ -618,7 +618,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
         }
         if (0 != err) {
             rc = mca_part_ucx_stream_failed(req, gpu, "wait");
-        } else if (1 != capturing && NULL == mca_part_ucx_stream_gpu_done(req)) {
+        } else if (1 != capturing && !engine) {
             /* (the GPU engine's kernel writes its done word before it ends:
              * the host needs no event to see the epoch complete) */
             rc = mca_part_ucx_stream_event(req, gpu, stream);

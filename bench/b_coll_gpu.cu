@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "coll_gpu.h"
+#include "graph_epochs.h"
 
 __global__ void compute(float *x, int it, int r)
 {
@@ -50,21 +51,8 @@ __global__ void compute_pready(float *x, int it, const int *ebase, int r, int bp
                                MPIX_Prequest preq)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
-    if (NULL != ebase) it += *(const volatile int *) ebase;
-    x[i] = val(i, r, it);
+    x[i] = val(i, r, epoch_at(it, ebase));
     BENCH_PREADY(blockIdx.x / bpp, preq);
-}
-
-__global__ void advance(int *ebase, int k)
-{
-    *ebase += k;
-}
-
-/* Epochs partitioned_graph captures into one graph */
-static int graph_epochs(void)
-{
-    const char *env = getenv("BENCH_GRAPH_EPOCHS");
-    return (NULL != env && atoi(env) > 0) ? atoi(env) : 32;
 }
 
 static void allreduce(int grid, cudaStream_t s, void *nccl)
@@ -180,21 +168,13 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         /* the same epochs replayed from a graph of K; the host synchronised
          * the stream and saw the epochs so far complete (MPI_Wait) */
         int K = graph_epochs(), reps = (iters + K - 1) / K, *ebase, base = iters + 1;
-        cudaGraph_t g;
-        cudaGraphExec_t exec;
         CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
-        CUDA(cudaMemcpyAsync(ebase, &base, sizeof(base), cudaMemcpyHostToDevice, s));
-        CUDA(cudaStreamSynchronize(s));
-        CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-        for (int k = 1; k <= K; ++k) {
+        graph_base(ebase, base, s);
+        cudaGraphExec_t exec = graph_capture(s, K, ebase, [&](int k) {
             MPIX_Start_enqueue(&req);
             compute_pready<<<grid, 1024, 0, s>>>(x, k, ebase, rank, bpp, preq);
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
-        }
-        advance<<<1, 1, 0, s>>>(ebase, K);
-        CUDA(cudaStreamEndCapture(s, &g));
-        CUDA(cudaGraphInstantiate(&exec, g, 0));
-        CUDA(cudaGraphDestroy(g));
+        });
         CUDA(cudaGraphLaunch(exec, s)); /* warm-up */
         CUDA(cudaStreamSynchronize(s));
         MPI_Barrier(MPI_COMM_WORLD);

@@ -64,6 +64,7 @@
 #include <mpix_part_device.h>
 #include "../examples/common.h" /* CUDA() checks */
 #include "stream_ops.h"
+#include "graph_epochs.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,14 +82,6 @@ enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_KERNELS_GRAPH, H_P
        H_COUNT };
 static const char *hrtt_names[H_COUNT] = {"stream",  "host",     "sendrecv",      "kernels",
                                           "parrived", "kernels_graph", "parrived_graph"};
-
-/* Epochs a *_graph variant captures into one CUDA graph (BENCH_GRAPH_EPOCHS,
- * default 32): the host launches the graph, not each epoch. */
-static int graph_epochs(void)
-{
-    const char *env = getenv("BENCH_GRAPH_EPOCHS");
-    return (NULL != env && atoi(env) > 0) ? atoi(env) : 32;
-}
 
 #define CHECK_MPI(call)                                                                  \
     do {                                                                                 \
@@ -116,18 +109,6 @@ __global__ void init_ab(double *a, double *b)
 
 /* The compute of every variant; with a device request, every thread then
  * marks its block's partition (info "mpix_pready_aggregate" "block"). */
-/* The epoch of a kernel: its argument, or in a graph (ebase) its offset from
- * the epochs before the graph's replay, which advance() counts on the GPU. */
-__device__ static inline int epoch_at(int epoch, const int *ebase)
-{
-    return (NULL != ebase) ? *(const volatile int *) ebase + epoch : epoch;
-}
-
-__global__ void advance(int *ebase, int k)
-{
-    *ebase += k;
-}
-
 __global__ void vadd(const double *a, const double *b, double *c, int epoch, const int *ebase,
                      int bpp, MPIX_Prequest preq)
 {
@@ -300,27 +281,19 @@ static void graph_build(int v, int K, MPI_Request *req, MPIX_Prequest preq, cons
                         const double *a, const double *b, double *c, int grid, int bpp, int e,
                         int *ebase, cudaStream_t s, cudaGraphExec_t graph[2])
 {
-    int base = e - 1;
-    CUDA(cudaMemcpyAsync(ebase, &base, sizeof(base), cudaMemcpyHostToDevice, s));
-    CUDA(cudaStreamSynchronize(s));
+    graph_base(ebase, e - 1, s);
     for (int gi = 0; gi < (V_IPC_LIMIT_GRAPH == v ? 2 : 1); ++gi) {
-        cudaGraph_t g;
-        CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-        for (int k = 1; k <= K; ++k) {
-            if (V_IPC_LIMIT_GRAPH == v) {
-                ipc_epoch(m, a, b, c, grid, 2 + gi, (uint64_t) k, k, ebase, s);
-            } else {
+        graph[gi] = graph_capture(s, K, 0 == rank ? ebase : NULL, [&](int k) {
+            if (V_IPC_LIMIT_GRAPH != v) {
                 stream_epoch(req, preq, a, b, c, grid, bpp, k, ebase, s, NULL);
+                return;
             }
-        }
-        if (V_IPC_LIMIT_GRAPH == v) {
-            CU(write_value((CUstream) s, (CUdeviceptr) (m->flag + 2 + gi), 0,
-                           CU_STREAM_WRITE_VALUE_DEFAULT));
-        }
-        if (0 == rank) advance<<<1, 1, 0, s>>>(ebase, K);
-        CUDA(cudaStreamEndCapture(s, &g));
-        CUDA(cudaGraphInstantiate(&graph[gi], g, 0));
-        CUDA(cudaGraphDestroy(g));
+            ipc_epoch(m, a, b, c, grid, 2 + gi, (uint64_t) k, k, ebase, s);
+            if (K == k) { /* this side's word, for the graph's next turn */
+                CU(write_value((CUstream) s, (CUdeviceptr) (m->flag + 2 + gi), 0,
+                               CU_STREAM_WRITE_VALUE_DEFAULT));
+            }
+        });
     }
 }
 
@@ -543,16 +516,10 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
         }
         if (graphed && 0 == i) {
             /* K epochs, e to e + K - 1 at the first replay (ebase + 1..K) */
-            int base = e - 1;
-            cudaGraph_t g;
-            CUDA(cudaMemcpyAsync(ebase, &base, sizeof(base), cudaMemcpyHostToDevice, s));
-            CUDA(cudaStreamSynchronize(s));
-            CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-            for (int k = 1; k <= K; ++k) hrtt_epoch(awaits, req, preq, rpreq, sbuf, rbuf, k, ebase, s);
-            if (0 == rank) advance<<<1, 1, 0, s>>>(ebase, K);
-            CUDA(cudaStreamEndCapture(s, &g));
-            CUDA(cudaGraphInstantiate(&graph, g, 0));
-            CUDA(cudaGraphDestroy(g));
+            graph_base(ebase, e - 1, s);
+            graph = graph_capture(s, K, 0 == rank ? ebase : NULL, [&](int k) {
+                hrtt_epoch(awaits, req, preq, rpreq, sbuf, rbuf, k, ebase, s);
+            });
         }
         if (0 == i) {
             CUDA(cudaStreamSynchronize(s));
