@@ -117,6 +117,7 @@ typedef struct mca_part_ucx_params_t {
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
     bool stream_kernel_ops;         /* enqueued starts and waits: kernels, not memory operations */
     int stream_graph_start;         /* mca_part_ucx_graph_start_t */
+    bool stream_graph_join;         /* a captured start joins the wait before it */
     int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */
     bool coll_gpu_engine;           /* collectives on GPU buffers within a node: GPU engine */
     int coll_gpu_unit_bytes;        /* the GPU engine's unit of work */

@@ -274,6 +274,12 @@ static int mca_part_ucx_component_register(void)
         "start",
         mca_part_ucx_graph_start_values, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->stream_graph_start, NULL);
+    mca_part_ucx_var("stream_graph_join",
+        "MPIX_Start_enqueue captured into a CUDA graph right after a MPIX_Wait_enqueue "
+        "(nothing on the stream between them): the wait's kernel makes the start once it "
+        "has waited, instead of a node of its own (kernel or copies) after it",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->stream_graph_join);
     mca_part_ucx_var("epoch_ahead_bytes",
         "Epochs of up to this many bytes over active messages: senders may run one epoch "
         "ahead and the ready-to-receive rides on partition messages (0: off)",

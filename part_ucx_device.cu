@@ -351,11 +351,37 @@ static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *
     return driver_check(batch_memop((CUstream) stream, n, ops, 0));
 }
 
+/* Counted starts (dev_stream_start_counted), word by word: *addr[i] =
+ * epoch[i][1], epoch[i][0] too (a request's pair, see stream_start_counted;
+ * a start of two words names its pair twice). */
+#define PART_STARTS_MAX 8
+struct part_starts {
+    unsigned n;
+    volatile uint64_t *epoch[PART_STARTS_MAX];
+    volatile uint64_t *addr[PART_STARTS_MAX];
+};
+
+__device__ void part_start_words(const part_starts &st)
+{
+    unsigned i;
+
+    for (i = 0; i < st.n; ++i) {
+        st.epoch[i][0] = st.epoch[i][1];
+    }
+    __threadfence_system(); /* the stream's earlier work before the start shows */
+    for (i = 0; i < st.n; ++i) {
+        *st.addr[i] = st.epoch[i][1];
+    }
+    __threadfence_system();
+}
+
 /* The stream goes on once *done >= the epoch: `value`, or where a graph
  * counts the epochs, epoch[1], the last start's (dev_stream_start_counted);
- * then epoch[0] is that epoch and the next start takes the one after. */
+ * then epoch[0] is that epoch and the next start takes the one after.
+ * Then the starts captured right after this wait, joined to it
+ * (start_join_wait). */
 __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoch,
-                          uint64_t value)
+                          uint64_t value, part_starts st)
 {
     uint64_t e = (NULL != epoch) ? epoch[1] : value;
 
@@ -368,6 +394,9 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
     if (NULL != epoch) {
         epoch[0] = e;
         epoch[1] = e + 1;
+    }
+    if (0 != st.n) {
+        part_start_words(st);
     }
 }
 
@@ -388,21 +417,88 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
     if (!kernel) {
         wait_memop = false; /* the driver refused it */
     }
-    part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(addr, NULL, value);
+    part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(addr, NULL, value, part_starts{});
     return check(cudaGetLastError());
 }
 
-__global__ void part_start_counted(volatile uint64_t *epoch, unsigned n, part_words w)
+__global__ void part_start_counted(volatile uint64_t *epoch, part_starts st)
 {
-    uint64_t e = epoch[1];
+    epoch[0] = epoch[1];
+    part_start_words(st);
+}
+
+/* The counted wait this thread captured last, for the starts captured
+ * right after it to join (start_join_wait): per thread, as a capture is
+ * (a stream captured from several threads in relaxed mode only joins
+ * fewer starts). */
+static __thread struct {
+    unsigned long long capture; /* the capture's id */
+    cudaGraphNode_t node;       /* NULL: none */
+    const volatile uint64_t *done;
+    volatile uint64_t *epoch;
+    part_starts st;             /* the starts joined so far */
+} last_wait;
+
+/* The capture stream s is in and the node its next work would follow,
+ * where that is one node with an ordinary edge (else false: edge data is
+ * not asked for, and where an edge has any, the query fails). */
+static bool capture_tail(cudaStream_t s, unsigned long long *id, cudaGraphNode_t *node)
+{
+    cudaStreamCaptureStatus status;
+    const cudaGraphNode_t *deps = NULL;
+    size_t ndeps = 0;
+
+    if (cudaSuccess != cudaStreamGetCaptureInfo(s, &status, id, NULL, &deps, NULL, &ndeps)) {
+        (void) cudaGetLastError(); /* not an error of ours: the start does without */
+        return false;
+    }
+    if (cudaStreamCaptureStatusActive != status || 1 != ndeps) {
+        return false;
+    }
+    *node = deps[0];
+    return true;
+}
+
+/* A counted start captured right after a counted wait (nothing on the
+ * stream since) is made by the wait's kernel once it has waited: one node
+ * an epoch less between the wait and the peer the start releases, and no
+ * SM of its own (the wait's kernel is running before the kernels that wait
+ * for this start, a peer's on a GPU the ranks share, can fill the GPU).
+ * The start comes after everything before the wait, as it would as a node
+ * of its own after it. A graph under capture may have its nodes'
+ * parameters set (cudaStreamGetCaptureInfo). 1: joined, 0: not here. */
+static int start_join_wait(cudaStream_t s, const part_starts &st)
+{
+    part_starts joined = last_wait.st;
+    cudaKernelNodeParams p = {};
+    unsigned long long id;
+    cudaGraphNode_t tail;
+    uint64_t value = 0;
+    void *args[4];
     unsigned i;
 
-    epoch[0] = e;
-    __threadfence_system(); /* the stream's earlier work before the start shows */
-    for (i = 0; i < n; ++i) {
-        *w.addr[i] = e;
+    if (NULL == last_wait.node || joined.n + st.n > PART_STARTS_MAX ||
+        !capture_tail(s, &id, &tail) || id != last_wait.capture || tail != last_wait.node) {
+        return 0;
     }
-    __threadfence_system();
+    for (i = 0; i < st.n; ++i, ++joined.n) {
+        joined.epoch[joined.n] = st.epoch[i];
+        joined.addr[joined.n] = st.addr[i];
+    }
+    args[0] = (void *) &last_wait.done;
+    args[1] = (void *) &last_wait.epoch;
+    args[2] = &value;
+    args[3] = &joined;
+    p.func = (void *) part_wait;
+    p.gridDim = dim3(1);
+    p.blockDim = dim3(1);
+    p.kernelParams = args;
+    if (cudaSuccess != cudaGraphKernelNodeSetParams(tail, &p)) {
+        (void) cudaGetLastError();
+        return 0;
+    }
+    last_wait.st = joined;
+    return 1;
 }
 
 /* With CUDA's lazy loading, a kernel's first launch may wait for the
@@ -432,20 +528,25 @@ static void preload_kernels(void)
  * epoch[0] follows at the wait: one copy less, and only this process
  * reads it, once the stream has passed the wait. */
 static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsigned n,
-                                    volatile uint64_t *const *addrs, int kernel)
+                                    volatile uint64_t *const *addrs, int how)
 {
     cudaStream_t s = (cudaStream_t) stream;
-    part_words w = {};
+    part_starts st = {};
     unsigned i;
 
     if (n > 4) {
         return -1;
     }
-    if (kernel) {
-        for (i = 0; i < n; ++i) {
-            w.addr[i] = addrs[i];
-        }
-        part_start_counted<<<1, 1, 0, s>>>(epoch, n, w);
+    for (i = 0; i < n; ++i) {
+        st.epoch[i] = epoch;
+        st.addr[i] = addrs[i];
+    }
+    st.n = n;
+    if (0 != n && (how & MCA_PART_UCX_START_JOIN) && 1 == start_join_wait(s, st)) {
+        return 0;
+    }
+    if (how & MCA_PART_UCX_START_KERNEL) {
+        part_start_counted<<<1, 1, 0, s>>>(epoch, st);
         return check(cudaGetLastError());
     }
     for (i = 0; i < n; ++i) {
@@ -460,8 +561,21 @@ static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsi
 static int dev_stream_wait_counted(void *stream, const volatile uint64_t *done,
                                    volatile uint64_t *epoch)
 {
-    part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(done, epoch, 0);
-    return check(cudaGetLastError());
+    cudaStream_t s = (cudaStream_t) stream;
+
+    last_wait.node = NULL;
+    part_wait<<<1, 1, 0, s>>>(done, epoch, 0, part_starts{});
+    if (0 != check(cudaGetLastError())) {
+        return -1;
+    }
+    if (capture_tail(s, &last_wait.capture, &last_wait.node)) {
+        last_wait.done = done; /* the wait just captured, which starts may join */
+        last_wait.epoch = epoch;
+        last_wait.st = part_starts{};
+    } else {
+        last_wait.node = NULL;
+    }
+    return 0;
 }
 
 static int dev_set_device(int device)

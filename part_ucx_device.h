@@ -22,8 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 9
+#define MCA_PART_UCX_DEVICE_ABI 10
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
+
+/* How stream_start_counted makes a start (flags). */
+#define MCA_PART_UCX_START_KERNEL 1
+#define MCA_PART_UCX_START_JOIN 2
 
 /* Element types the reduction kernels know. */
 typedef enum {
@@ -149,10 +153,14 @@ typedef struct mca_part_ucx_device_ops_t {
      * same). The start is made of copies from host memory, which the copy
      * engines carry out: no SM, so that it runs while kernels that wait
      * for it (a peer's, on a GPU the ranks share) fill the GPU. With
-     * `kernel`, a one-thread kernel does it instead, and also sets
-     * epoch[0] = epoch[1] (see stream_write). */
+     * MCA_PART_UCX_START_KERNEL in `how`, a one-thread kernel does it
+     * instead, and also sets epoch[0] = epoch[1] (see stream_write). With
+     * MCA_PART_UCX_START_JOIN, a start captured right after a counted
+     * wait of the same thread's capture (nothing on the stream between
+     * them) is made by that wait's kernel once it has waited, epoch[0]
+     * included: no node of its own. */
     int (*stream_start_counted)(void *stream, volatile uint64_t *epoch, unsigned n,
-                                volatile uint64_t *const *addrs, int kernel);
+                                volatile uint64_t *const *addrs, int how);
     int (*stream_wait_counted)(void *stream, const volatile uint64_t *done,
                                volatile uint64_t *epoch);
     /* The calling thread works on GPU `device` (its primary context): UCX's

@@ -451,6 +451,16 @@ static bool mca_part_ucx_stream_counted_by_kernel(const mca_part_ucx_stream_plan
     }
 }
 
+/* How the device plugin makes a captured start (stream_start_counted).
+ * Joined to the wait right before it, where there is one, it needs neither
+ * an SM nor a node of its own: the wait's kernel runs before the kernels
+ * waiting for the start can fill the GPU (MCA part_ucx_stream_graph_join). */
+static int mca_part_ucx_stream_counted_how(const mca_part_ucx_stream_plan_t *plan)
+{
+    return (mca_part_ucx_stream_counted_by_kernel(plan) ? MCA_PART_UCX_START_KERNEL : 0) |
+           (mca_part_ucx_module.params.stream_graph_join ? MCA_PART_UCX_START_JOIN : 0);
+}
+
 /* The stream's side of a start, outside the module lock: a CUDA call may
  * block while the stream's queue is full, until the stream drains, which
  * may take this module's progress. */
@@ -469,7 +479,7 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
         /* the GPU engine's kernel reads the count even where no word takes it */
         rc = (0 == plan->n && !plan->gpu)
                  ? 0 : gpu->stream_start_counted(stream, count, plan->n, plan->start,
-                                                 mca_part_ucx_stream_counted_by_kernel(plan));
+                                                 mca_part_ucx_stream_counted_how(plan));
     } else if (0 != plan->n) {
         for (i = 0; i < plan->n; ++i) {
             values[i] = (1 == plan->kernels) ? plan->value[i] : e;

@@ -26,6 +26,11 @@
  *                         into one CUDA graph on each rank, which the host
  *                         launches: no host call per epoch
  *     ipc_limit_graph     ipc_limit captured the same way
+ *     VARIANT_kstart, VARIANT_nojoin, VARIANT_kstart_nojoin   a graph
+ *                         variant with the captured starts made kernels
+ *                         (part_ucx_stream_graph_start kernel), or none of
+ *                         them joined to the wait before it
+ *                         (part_ucx_stream_graph_join 0), or both
  *   b_stream hrtt VARIANT            half round trip of a one-block epoch
  *       (8 KiB), ping-pong: rank 0's kernel writes the block, rank 1's
  *       kernel adds one to what arrived and sends it back. VARIANT:
@@ -597,6 +602,15 @@ static bool fits(int grid)
     return grid < sms * per_sm;
 }
 
+/* Whether s ends with suffix, which is then cut off. */
+static bool strip_suffix(char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n <= k || 0 != strcmp(s + n - k, suffix)) return false;
+    s[n - k] = '\0';
+    return true;
+}
+
 static int lookup(const char *name, const char **names, int count)
 {
     for (int i = 0; i < count; ++i) {
@@ -613,16 +627,21 @@ int main(int argc, char **argv)
     /* VARIANT_kstart: a *_graph variant with the starts the graphs capture
      * made one-thread kernels (MCA part_ucx_stream_graph_start kernel),
      * where the ranks share a GPU only at grids whose blocks all fit on it
-     * beside the start (fits()) */
-    size_t len = argc > 2 ? strlen(argv[2]) : 0;
-    bool kstart = len > 7 && 0 == strcmp(argv[2] + len - 7, "_kstart");
-    if (kstart) {
+     * beside the start (fits()); VARIANT_nojoin (after _kstart where both):
+     * every captured start a node of its own, none joined to the wait
+     * before it (MCA part_ucx_stream_graph_join 0) */
+    bool kstart = false, nojoin = false;
+    if (argc > 2) snprintf(vname, sizeof(vname), "%s", argv[2]);
+    if (argc > 2 && strip_suffix(argv[2], "_nojoin")) {
+        nojoin = true;
+        setenv("OMPI_MCA_part_ucx_stream_graph_join", "0", 1);
+    }
+    if (argc > 2 && strip_suffix(argv[2], "_kstart")) {
+        kstart = true;
         setenv("OMPI_MCA_part_ucx_stream_graph_start", "kernel", 1);
-        argv[2][len - 7] = '\0';
     }
     int v = good ? lookup(argv[2], goodput_names, V_COUNT)
                  : hrtt ? lookup(argv[2], hrtt_names, H_COUNT) : -1;
-    snprintf(vname, sizeof(vname), "%s%s", argc > 2 ? argv[2] : "", kstart ? "_kstart" : "");
 
     if ((good && (V_PROGRESS_STREAM == v)) || NULL != getenv("BENCH_THREAD_MULTIPLE")) {
         want = MPI_THREAD_MULTIPLE;
@@ -633,7 +652,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (getenv("BENCH_LABEL")) label = getenv("BENCH_LABEL");
     if (v < 0 || (good && argc < 4) || 2 != size ||
-        (kstart && V_KCOPY_GRAPH != v && H_KERNELS_GRAPH != v && H_PARRIVED_GRAPH != v)) {
+        ((kstart || nojoin) && V_KCOPY_GRAPH != v && H_KERNELS_GRAPH != v &&
+         H_PARRIVED_GRAPH != v)) {
         if (0 == rank) {
             fprintf(stderr, "usage: mpirun -np 2 b_stream goodput VARIANT GRIDS | hrtt VARIANT\n"
                             "  (see the comment at the top of bench/b_stream.cu)\n");

@@ -13,7 +13,8 @@
 # node's limit (cudaMemcpyAsync into the peer's IPC-mapped buffer), kernel
 # copy and the limit also with their epochs replayed from CUDA graphs
 # (BENCH_GRAPH_EPOCHS a graph, default 32; the _kstart variants with the
-# graphs' starts made kernels, at the grids that fit beside them); then the
+# graphs' starts made kernels, at the grids that fit beside them; the
+# _nojoin variants with no start joined to the wait before it); then the
 # half round trip of a one-block epoch: stream-ordered (also with
 # "mpix_stream_kernels") vs host-synchronised
 # partitioned vs MPI_Send/MPI_Recv. Each variant runs as its own mpirun: one
@@ -52,10 +53,10 @@ run() { # name b_stream-args...
     bench_variant "$name" stream_ 'b_stream|\.(cu|h):[0-9]+' \
         mpirun -np 2 --bind-to none --mca part ucx "$build/b_stream" "$@"
 }
-for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels kernel_copy_graph kernel_copy_graph_kstart progress_stream ipc_limit ipc_limit_graph}; do
+for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels kernel_copy_graph kernel_copy_graph_kstart kernel_copy_graph_nojoin kernel_copy_graph_kstart_nojoin progress_stream ipc_limit ipc_limit_graph}; do
     run "goodput-$v" goodput "$v" "$grids"
 done
-for v in ${BENCH_HRTT_VARIANTS:-stream kernels parrived kernels_graph kernels_graph_kstart parrived_graph parrived_graph_kstart host sendrecv}; do
+for v in ${BENCH_HRTT_VARIANTS:-stream kernels parrived kernels_graph kernels_graph_kstart kernels_graph_nojoin kernels_graph_kstart_nojoin parrived_graph parrived_graph_kstart host sendrecv}; do
     run "hrtt-$v" hrtt "$v"
 done
 bench_machine "$out"

@@ -8,19 +8,22 @@ import csv
 import sys
 
 GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "kernel_copy_kernels",
-           "kernel_copy_graph", "kernel_copy_graph_kstart", "progress_stream", "ipc_limit",
-           "ipc_limit_graph")
+           "kernel_copy_graph", "kernel_copy_graph_kstart", "kernel_copy_graph_nojoin",
+           "kernel_copy_graph_kstart_nojoin", "progress_stream", "ipc_limit", "ipc_limit_graph")
 HRTT = ("stream", "kernels", "parrived", "kernels_graph", "kernels_graph_kstart", "parrived_graph",
-        "parrived_graph_kstart", "host", "sendrecv")
-HRTT_TARGETED = HRTT[:-2]
+        "parrived_graph_kstart", "kernels_graph_nojoin", "kernels_graph_kstart_nojoin",
+        "parrived_graph_nojoin", "parrived_graph_kstart_nojoin", "host", "sendrecv")
+HRTT_TARGETED = tuple(v for v in HRTT[:-2] if not v.endswith("_nojoin"))
 SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stream": "kc_stream",
          "kernel_copy_kernels": "kc_kern", "kernel_copy_graph": "kc_graph",
-         "kernel_copy_graph_kstart": "kc_graph_k",
+         "kernel_copy_graph_kstart": "kc_graph_k", "kernel_copy_graph_nojoin": "kc_graph_nj",
+         "kernel_copy_graph_kstart_nojoin": "kc_graph_k_nj",
          "progress_stream": "pe_stream", "ipc_limit": "limit", "ipc_limit_graph": "lim_graph"}
 # Stream-ordered kernel copy: kernel_copy_stream, kernel_copy_kernels (info
 # "mpix_stream_kernels") and kernel_copy_graph (the same, epochs replayed from
 # a CUDA graph; _kstart: the graphs' starts are kernels, part_ucx_stream_graph_start
-# kernel); the limit is ipc_limit, issued each epoch as the issue defines it
+# kernel; _nojoin: every captured start a node of its own, part_ucx_stream_graph_join
+# 0); the limit is ipc_limit, issued each epoch as the issue defines it
 # (ipc_limit_graph, its graph form, is shown beside it).
 KC = ("kernel_copy_stream", "kernel_copy_kernels", "kernel_copy_graph", "kernel_copy_graph_kstart")
 # (variant, over, grids it applies to (None: all), at least)
@@ -57,6 +60,8 @@ def report(rows):
         ratios = (("kernel_copy_host", "traditional"), ("kernel_copy_stream", "traditional"),
                   ("kernel_copy_kernels", "traditional"), ("kernel_copy_graph", "traditional"),
                   ("kernel_copy_graph_kstart", "traditional"),
+                  ("kernel_copy_graph_nojoin", "traditional"),
+                  ("kernel_copy_graph_kstart_nojoin", "traditional"),
                   ("progress_stream", "traditional"), ("kernel_copy_stream", "ipc_limit"),
                   ("kernel_copy_kernels", "ipc_limit"), ("kernel_copy_graph", "ipc_limit"),
                   ("kernel_copy_graph_kstart", "ipc_limit"),
@@ -105,7 +110,8 @@ def report(rows):
         for v in HRTT:
             t = hr.get((path, v))
             flag = "*" if v in HRTT_TARGETED and (t is None or t > HRTT_TARGET_US) else ""
-            out.append(f"{v:>12}  {fmt(t, '.2f')}{flag}")
+            if t is not None or v in HRTT_TARGETED:
+                out.append(f"{v:>12}  {fmt(t, '.2f')}{flag}")
     return "\n".join(out)
 
 

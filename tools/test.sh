@@ -190,7 +190,7 @@ mca_part_ucx_user_params=" part_ucx_priority part_ucx_tls part_ucx_devices
     part_ucx_opal_mem_hooks part_ucx_transfer part_ucx_rtr part_ucx_num_workers
     part_ucx_join_bytes part_ucx_parrived_progress_interval part_ucx_allreduce_algorithm
     part_ucx_coll_transport_bytes part_ucx_device_copy part_ucx_pready_aggregate
-    part_ucx_device_group_bytes part_ucx_coll_gpu_engine part_ucx_stream_graph_start "
+    part_ucx_device_group_bytes part_ucx_coll_gpu_engine part_ucx_stream_graph_start part_ucx_stream_graph_join "
 check_ompi_info_levels() {
     local level out name bad n=0
     for level in 3 5; do

@@ -32,6 +32,14 @@
  *         counter in device memory, which the kernels after it read)
  *   -G K  -g with K epochs captured into the one graph, each with its own
  *         start, kernels and wait ((epochs - 1) a multiple of K)
+ *   -j    with -G: no bump() per epoch; the kernels of the graph's epoch k
+ *         take the counter + k, and one kernel after the last epoch
+ *         advances it by K. An epoch's wait and the next epoch's start are
+ *         then adjacent on the stream (on the receiver with -a), and the
+ *         start joins the wait's node: without -d, -2 and -R, each rank
+ *         checks that its graph has at most 2K + 3 nodes (two an epoch;
+ *         the graph's first start, one kernel or a copy a word, and the
+ *         final kernel)
  *   -a    the receiver's check kernel comes before MPIX_Wait_enqueue and
  *         first polls MPIX_Parrived for each partition (from epoch 2)
  *   -m send|recv  that side uses host MPI_Start / MPI_Wait (the sender
@@ -107,15 +115,22 @@ __device__ static inline uint64_t now_ns(void)
 }
 
 /* The epoch a kernel works on: its argument, or (graph replay) the side's
- * counter in device memory, advanced by bump() earlier on the stream. */
+ * counter in device memory plus the argument (an offset), advanced by
+ * bump() earlier on the stream (or by advance() at the end of the graph
+ * before, -j). */
 __device__ static inline int epoch_of(int epoch, const unsigned *counter)
 {
-    return NULL != counter ? (int) *counter : epoch;
+    return NULL != counter ? (int) *counter + epoch : epoch;
 }
 
 __global__ void bump(unsigned *counter)
 {
     ++*counter;
+}
+
+__global__ void advance(unsigned *counter, unsigned k)
+{
+    *counter += k;
 }
 
 /* The receiver's delay: the globaltimer (ns) rather than clock64, whose
@@ -216,6 +231,7 @@ struct side {
     int32_t *buf;
     int32_t *rbuf;         /* -R: the allreduce's result (buf: the contribution) */
     unsigned *counter;     /* device: the epoch of graph replays */
+    bool joined;           /* -j */
     unsigned long long *c; /* device: C_COUNT check counters (checking ranks) */
 };
 
@@ -257,13 +273,16 @@ static int wait_enqueue(side *s)
 /* One epoch on the stream. With `counter`, bump() first advances the
  * side's epoch counter and the kernels read the epoch from it: a captured
  * epoch then differs at each replay, although its arguments are fixed.
- * `probe` (-x, epoch 1): the calls that must fail in an enqueued epoch. */
+ * With `counter` and s->joined, no bump(): the kernels take the counter
+ * + e (the epoch's place in the graph). `probe` (-x, epoch 1): the calls
+ * that must fail in an enqueued epoch. */
 static void enqueue_epoch(side *s, int e, bool counter, bool poll, bool probe)
 {
     const unsigned *cnt = counter ? s->counter : NULL;
-    if (counter) {
+    if (counter && !s->joined) {
         bump<<<1, 1, 0, s->cs>>>(s->counter);
         CUDA(cudaGetLastError());
+        e = 0;
     }
     if (1 == s->rank && s->delay_us > 0) {
         spin<<<1, 1, 0, s->cs>>>((unsigned long long) s->delay_us * 1000);
@@ -363,7 +382,7 @@ int main(int argc, char **argv)
 {
     int epochs = 1000, aggregate = 0, expect_copy = 0, graph = 0, errors = 0, serialized = 0;
     int per_graph = 1;
-    int kernels = 0;
+    int kernels = 0, joined = 0;
     int opt, size, provided;
     const char *copy = NULL, *mixed = NULL, *level_name = "auto";
     side s;
@@ -372,7 +391,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gG:am:x2RSK")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gG:jam:x2RSK")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -392,6 +411,7 @@ int main(int argc, char **argv)
         case 'R': s.coll = 1; break;
         case 'S': serialized = 1; break;
         case 'K': kernels = 1; break;
+        case 'j': joined = 1; break;
         default: return 2;
         }
     }
@@ -405,7 +425,7 @@ int main(int argc, char **argv)
     if (s.parts < 1 || s.parts > 1024 || s.n < 1 || s.threads < 1 || s.threads > 1024 ||
         epochs < 1 || s.level < 0 || (2 == s.nreq && s.parts % 2) || s.delay_us < 0 ||
         -2 == host_side || (graph && (mixed || errors)) || per_graph < 1 ||
-        (epochs - 1) % per_graph || (errors && mixed) ||
+        (epochs - 1) % per_graph || (errors && mixed) || (joined && !graph) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy)))) {
@@ -413,6 +433,7 @@ int main(int argc, char **argv)
         return 2;
     }
     s.expect_copy = expect_copy;
+    s.joined = joined;
     (void) g_select_gpu();
     /* The progress engine in stream order needs a progress thread of
      * part/ucx: MPI_THREAD_MULTIPLE, asked for whatever the mechanism. */
@@ -429,7 +450,7 @@ int main(int argc, char **argv)
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
     char name[160];
     char gname[32] = "";
-    if (graph) snprintf(gname, sizeof(gname), " -G %d", per_graph);
+    if (graph) snprintf(gname, sizeof(gname), " -G %d%s", per_graph, joined ? " -j" : "");
     snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s%s%s%s)",
              s.parts, s.n, level_name, aggregate ? " -A" : "", copy ? copy : "auto", epochs,
              s.delay_us ? " -d" : "", gname, s.poll ? " -a" : "",
@@ -457,6 +478,7 @@ int main(int argc, char **argv)
      * thread's transfers need. */
     cudaFuncAttributes fa;
     CUDA(cudaFuncGetAttributes(&fa, bump));
+    CUDA(cudaFuncGetAttributes(&fa, advance));
     CUDA(cudaFuncGetAttributes(&fa, spin));
     CUDA(cudaFuncGetAttributes(&fa, produce));
     CUDA(cudaFuncGetAttributes(&fa, contribute));
@@ -544,9 +566,28 @@ int main(int argc, char **argv)
                 cudaGraph_t g;
                 /* thread-local: the component's own threads may go on
                  * calling CUDA while this thread captures */
+                if (joined) { /* the epochs before the graph's */
+                    advance<<<1, 1, 0, s.cs>>>(s.counter, e - 1);
+                    CUDA(cudaGetLastError());
+                }
                 CUDA(cudaStreamBeginCapture(s.cs, cudaStreamCaptureModeThreadLocal));
-                for (int k = 0; k < per_graph; ++k) enqueue_epoch(&s, e + k, true, poll, false);
+                for (int k = 0; k < per_graph; ++k) {
+                    enqueue_epoch(&s, joined ? k + 1 : e + k, true, poll, false);
+                }
+                if (joined) {
+                    advance<<<1, 1, 0, s.cs>>>(s.counter, per_graph);
+                    CUDA(cudaGetLastError());
+                }
                 CUDA(cudaStreamEndCapture(s.cs, &g));
+                size_t nodes = 0;
+                CUDA(cudaGraphGetNodes(g, NULL, &nodes));
+                printf("g_stream rank %d: %zu graph nodes for %d epochs\n", s.rank, nodes,
+                       per_graph);
+                /* every start but the first joined to the wait before it */
+                T_CHECK(!joined || s.delay_us || 2 == s.nreq || s.coll ||
+                            (1 == s.rank && !poll) || nodes <= (size_t) (2 * per_graph + 3),
+                        "%zu graph nodes for %d epochs: starts not joined to waits", nodes,
+                        per_graph);
                 CUDA(cudaGraphInstantiate(&exec, g, 0));
                 CUDA(cudaGraphDestroy(g));
             }
@@ -554,7 +595,7 @@ int main(int argc, char **argv)
                 CUDA(cudaGraphLaunch(exec, s.cs));
                 e += per_graph - 1; /* the graph's epochs */
             } else {
-                enqueue_epoch(&s, e, graph, poll, errors && 1 == e);
+                enqueue_epoch(&s, e, graph && !joined, poll, errors && 1 == e);
             }
             if (s.poll && 1 == e) CUDA(cudaStreamSynchronize(s.cs));
         }
