@@ -378,25 +378,46 @@ __device__ void part_start_words(const part_starts &st)
 /* The stream goes on once *done >= the epoch: `value`, or where a graph
  * counts the epochs, epoch[1], the last start's (dev_stream_start_counted);
  * then epoch[0] is that epoch and the next start takes the one after.
- * Then the starts captured right after this wait, joined to it
- * (start_join_wait). */
+ * The starts captured right after this wait, joined to it
+ * (start_join_wait), are written first, the moment the wait ends: the peer
+ * waits for them, and nothing of this stream comes between the wait and
+ * them that a fence would have to order first (the stream's earlier
+ * kernels have ended). Their epochs are read before waiting, as a read of
+ * host memory takes about a microsecond: this request's is the one after
+ * e, another's its pair's (its own wait, earlier on the stream, advanced
+ * it). The pairs' bookkeeping follows, for this stream's later work and
+ * the host after a synchronisation. */
 __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoch,
                           uint64_t value, part_starts st)
 {
-    uint64_t e = (NULL != epoch) ? epoch[1] : value;
+    uint64_t e = (NULL != epoch) ? epoch[1] : value, v[PART_STARTS_MAX];
+    unsigned i;
 
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        v[i] = (i >= st.n) ? 0 : (st.epoch[i] == epoch) ? e + 1 : st.epoch[i][1];
+    }
     while (*done < e) {
 #if __CUDA_ARCH__ >= 700
         __nanosleep(128);
 #endif
+    }
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        if (i < st.n) {
+            *st.addr[i] = v[i];
+        }
     }
     __threadfence_system(); /* the peer's data before what follows the wait */
     if (NULL != epoch) {
         epoch[0] = e;
         epoch[1] = e + 1;
     }
-    if (0 != st.n) {
-        part_start_words(st);
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        if (i < st.n) {
+            st.epoch[i][0] = v[i];
+        }
     }
 }
 
