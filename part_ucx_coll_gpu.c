@@ -53,11 +53,38 @@ typedef struct mca_part_ucx_gcoll_region_t {
     uint64_t addr[MCA_PART_UCX_GCOLL_REGIONS];
     uint32_t key_len[MCA_PART_UCX_GCOLL_REGIONS];
     uint32_t ok;
+    uint64_t gpu; /* mca_part_ucx_gpu_id */
 } mca_part_ucx_gcoll_region_t;
 
 static inline size_t mca_part_ucx_gcoll_max(size_t a, size_t b)
 {
     return (a > b) ? a : b;
+}
+
+/* The engine's blocks spin while they wait for the application's kernels
+ * to make partitions ready. Where the engines of the ranks sharing a GPU
+ * (under CUDA MPS) could hold every SM, those kernels would never run: the
+ * engines of one GPU together take at most half its SMs (one block an SM,
+ * the kernel's launch bound, is the worst case). Only how many blocks
+ * share the units changes; the units, which the ranks agree on, do not. */
+static void mca_part_ucx_gcoll_share(const mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g,
+                                     const mca_part_ucx_gcoll_region_t *all, uint64_t gpu)
+{
+    int n = ompi_comm_size(c->comm), sms = c->gpu->sm_count(), sharing = 0, i;
+    unsigned cap;
+
+    for (i = 0; i < n; ++i) {
+        sharing += (0 != gpu && all[i].gpu == gpu);
+    }
+    if (sms <= 0 || sharing < 1) {
+        return; /* not known: as configured */
+    }
+    cap = (unsigned) mca_part_ucx_gcoll_max(1, (size_t) sms / (2 * (size_t) sharing));
+    if (g->blocks > cap) {
+        MCA_PART_UCX_VERBOSE(10, "GPU engine: %u blocks, not %u: %d ranks share this GPU's %d "
+                             "SMs", cap, g->blocks, sharing, sms);
+        g->blocks = cap;
+    }
 }
 
 bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in_place)
@@ -328,7 +355,11 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
                   ? (size_t) n * block_bytes : total;
     ok = (OMPI_SUCCESS == mca_part_ucx_gcoll_local(c, g, src_len, dst_len, &mine, keys));
     mine.ok = (uint32_t) ok;
+    mine.gpu = mca_part_ucx_gpu_id();
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
+    if (OMPI_SUCCESS == rc) {
+        mca_part_ucx_gcoll_share(c, g, all, mine.gpu);
+    }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {
             ucp_rkey_buffer_release(keys[i]);

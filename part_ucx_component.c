@@ -227,7 +227,8 @@ static int mca_part_ucx_component_register(void)
         &c->coll_gpu_unit_bytes);
     mca_part_ucx_var("coll_gpu_blocks",
         "GPU engine: blocks of its kernel, at most (they spin while they wait, beside the "
-        "application's kernels)",
+        "application's kernels; the engines of the ranks sharing a GPU take at most half "
+        "its SMs together)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_blocks);
     mca_part_ucx_var("coll_gpu_twoshot_bytes",

@@ -609,6 +609,17 @@ static int dev_stream_sync(void *stream)
     return check(cudaStreamSynchronize((cudaStream_t) stream));
 }
 
+static int dev_sm_count(void)
+{
+    int dev, n = 0;
+
+    if (0 != check(cudaGetDevice(&dev)) ||
+        0 != check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev))) {
+        return 0;
+    }
+    return n;
+}
+
 static const char *dev_last_error(void)
 {
     return cudaGetErrorString(last);
@@ -620,7 +631,7 @@ static const mca_part_ucx_device_ops_t ops = {
     dev_stream_sync,         dev_reduce,        dev_reduce3,        dev_last_error,
     dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
     dev_stream_start_counted, dev_stream_wait_counted, dev_set_device, dev_reduce_load,
-    dev_gcoll,               dev_stream_wait_event};
+    dev_gcoll,               dev_stream_wait_event, dev_sm_count};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

@@ -182,6 +182,8 @@ typedef struct mca_part_ucx_device_ops_t {
                  void *stream, int load);
     /* stream waits for event (recorded on another stream) */
     int (*stream_wait_event)(void *stream, void *event);
+    /* The SMs of the calling thread's GPU (0: not known). */
+    int (*sm_count)(void);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

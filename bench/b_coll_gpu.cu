@@ -19,6 +19,8 @@
  * MPIX_Pready_block (or _warp, _thread) builds it with that level.
  * MPIX_Pready combines a block's calls (info "mpix_pready_aggregate"
  * "block"); BENCH_AGGREGATE=warp combines a warp's only.
+ * BENCH_NO_TRADITIONAL=1 leaves out the traditional and NCCL rows (a sweep
+ * of the partitioned ones: bench/run-coll-blocks.sh).
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -65,8 +67,9 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
     CUDA(cudaMalloc(&y, bytes));
 
     /* traditional */
+    bool others = NULL == getenv("BENCH_NO_TRADITIONAL");
     t = 0;
-    for (int it = -1; it < iters; ++it) {
+    for (int it = -1; others && it < iters; ++it) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         compute<<<grid, 1024, 0, s>>>(x, it + 1, rank);
@@ -75,7 +78,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         if (it >= 0) t += MPI_Wtime() - t0;
         else check(y, n, it + 1, "traditional");
     }
-    report("traditional", grid, t, iters);
+    if (others) report("traditional", grid, t, iters);
 
     /* partitioned, device MPIX_Pready; BENCH_KERNEL_TIME: also the kernel's
      * own time with and without MPIX_Pready (CUDA events) */
@@ -196,7 +199,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
     CUDA(cudaEventDestroy(k0));
     CUDA(cudaEventDestroy(k1));
 #ifdef HAVE_NCCL
-    if (NULL != nccl) {
+    if (NULL != nccl && others) {
         t = 0;
         for (int it = -1; it < iters; ++it) {
             MPI_Barrier(MPI_COMM_WORLD);
