@@ -353,27 +353,14 @@ static int dev_stream_write(void *stream, unsigned n, volatile uint64_t *const *
 
 /* Counted starts (dev_stream_start_counted), word by word: *addr[i] =
  * epoch[i][1], epoch[i][0] too (a request's pair, see stream_start_counted;
- * a start of two words names its pair twice). */
+ * a start of two words names its pair twice). Starts joined to one wait may
+ * be of several requests; a start of its own has one pair. */
 #define PART_STARTS_MAX 8
 struct part_starts {
     unsigned n;
     volatile uint64_t *epoch[PART_STARTS_MAX];
     volatile uint64_t *addr[PART_STARTS_MAX];
 };
-
-__device__ void part_start_words(const part_starts &st)
-{
-    unsigned i;
-
-    for (i = 0; i < st.n; ++i) {
-        st.epoch[i][0] = st.epoch[i][1];
-    }
-    __threadfence_system(); /* the stream's earlier work before the start shows */
-    for (i = 0; i < st.n; ++i) {
-        *st.addr[i] = st.epoch[i][1];
-    }
-    __threadfence_system();
-}
 
 /* The stream goes on once *done >= the epoch: `value`, or where a graph
  * counts the epochs, epoch[1], the last start's (dev_stream_start_counted);
@@ -442,10 +429,18 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
     return check(cudaGetLastError());
 }
 
+/* A start of its own: one pair, epoch, for every word of st. */
 __global__ void part_start_counted(volatile uint64_t *epoch, part_starts st)
 {
-    epoch[0] = epoch[1];
-    part_start_words(st);
+    uint64_t e = epoch[1];
+    unsigned i;
+
+    epoch[0] = e;
+    __threadfence_system(); /* the stream's earlier work before the start shows */
+    for (i = 0; i < st.n; ++i) {
+        *st.addr[i] = e;
+    }
+    __threadfence_system();
 }
 
 /* The counted wait this thread captured last, for the starts captured

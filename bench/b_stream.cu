@@ -651,9 +651,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (getenv("BENCH_LABEL")) label = getenv("BENCH_LABEL");
-    if (v < 0 || (good && argc < 4) || 2 != size ||
-        ((kstart || nojoin) && V_KCOPY_GRAPH != v && H_KERNELS_GRAPH != v &&
-         H_PARRIVED_GRAPH != v)) {
+    /* the goodput and half-round-trip variants number apart */
+    bool graph_variant = good ? V_KCOPY_GRAPH == v : H_KERNELS_GRAPH == v || H_PARRIVED_GRAPH == v;
+    if (v < 0 || (good && argc < 4) || 2 != size || ((kstart || nojoin) && !graph_variant)) {
         if (0 == rank) {
             fprintf(stderr, "usage: mpirun -np 2 b_stream goodput VARIANT GRIDS | hrtt VARIANT\n"
                             "  (see the comment at the top of bench/b_stream.cu)\n");
