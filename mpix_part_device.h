@@ -377,22 +377,29 @@ __device__ static __noinline__ uint64_t mpix_part_host_epoch(struct mpix_preques
 /* Kernel copy's store loop: lane `rank` of `size` copies n bytes from s
  * to d, 16 bytes at a time where both sides are aligned (bench/
  * b_ucx_device.cu measures this loop against UCX's device API).
- * One load in flight per thread: an unrolled loop (four loads in flight)
- * took a kernel calling MPIX_Pready from 25 to 48 registers a thread, and
- * past 32, an SM holds one block of 1024 threads instead of two, which
- * every kernel pays, not only the groups that copy. */
+ * Two loads in flight per thread, through pointers: the group that
+ * completes a transport group copies all of it alone, so its copy is
+ * latency-bound, one round trip a load. Four loads in flight took a kernel
+ * calling MPIX_Pready from 28 to 48 registers a thread (and indices instead
+ * of pointers, to 34); past 32, an SM holds one block of 1024 threads
+ * instead of two, which every kernel pays, not only the groups that copy
+ * (tools/test.sh checks the count). */
 __device__ static inline void mpix_part_store_bytes(const char *s, char *d, uint64_t n,
                                                     unsigned rank, unsigned size)
 {
     uint64_t i;
 
     if (0 == (((uintptr_t) s | (uintptr_t) d | n) & 15)) {
-        const uint4 *s16 = (const uint4 *) s;
-        uint4 *d16 = (uint4 *) d;
-        uint64_t n16 = n / 16;
+        const uint4 *s16 = (const uint4 *) s + rank, *end = (const uint4 *) (s + n);
+        uint4 *d16 = (uint4 *) d + rank;
 #pragma unroll 1
-        for (i = rank; i < n16; i += size) {
-            d16[i] = s16[i];
+        for (; s16 + size < end; s16 += 2 * size, d16 += 2 * size) {
+            uint4 a = s16[0], b = s16[size];
+            d16[0] = a;
+            d16[size] = b;
+        }
+        if (s16 < end) {
+            *d16 = *s16;
         }
     } else {
 #pragma unroll 1

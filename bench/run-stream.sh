@@ -6,6 +6,8 @@
 #   BENCH_TIMEOUT=S                limit of each variant's run (default 120)
 #   BENCH_VARIANTS="..."           goodput variants to run (default all)
 #   BENCH_HRTT_VARIANTS="..."      half-round-trip variants (default all)
+#   BENCH_NVCCFLAGS="..."          more nvcc flags for b_stream (e.g.
+#                                  a -D for a variant of a device header)
 # Goodput of vector add + transfer vs grid: traditional, kernel copy
 # host-synchronised, kernel copy stream-ordered (and with info
 # "mpix_stream_kernels": kernels count the epochs), progress engine
@@ -35,8 +37,9 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 csv=$out/results.csv
 echo "bench,component,param1,param2,value,unit" > "$csv"
 : > "$out/errors.txt"
+# shellcheck disable=SC2086
 if ! { "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
-           -o "$build/b_stream.o" "$here/bench/b_stream.cu" &&
+           ${BENCH_NVCCFLAGS:-} -o "$build/b_stream.o" "$here/bench/b_stream.cu" &&
        mpicxx -o "$build/b_stream" "$build/b_stream.o" -L"$cuda/lib64" -lcudart; } \
         > "$out/logs/build.log" 2>&1; then
     echo "bench: bench/b_stream.cu did not build (logs/build.log)" | tee -a "$out/errors.txt" >&2

@@ -5,6 +5,9 @@
  * epoch, partition and element, and the receive buffer is reset every epoch.
  *   -m auto|thread|warp|block  MPIX_Pready variant   -p N partitions
  *   -m autoblock  MPIX_Pready with the info key "mpix_pready_aggregate" "block"
+ *   -m mixed  MPIX_Pready_block for even partitions, _warp for odd ones:
+ *             transport groups whose partitions complete by calls of both
+ *             levels (one call a partition, or one a warp)
  *   -t N threads per block (256)   -b N blocks per partition (1)
  *   -v N int32 per thread (2)      -e N epochs (1000)
  *   -k  a kernel polls MPIX_Parrived and checks each partition on the GPU
@@ -20,7 +23,7 @@
 #include "gutil.h"
 
 
-enum { M_AUTO, M_THREAD, M_WARP, M_BLOCK, M_AUTOBLOCK };
+enum { M_AUTO, M_THREAD, M_WARP, M_BLOCK, M_AUTOBLOCK, M_MIXED };
 
 __host__ __device__ static inline int32_t g_value(int src, long epoch, long part, long idx)
 {
@@ -44,6 +47,10 @@ __global__ void send_kernel(int32_t *buf, MPIX_Prequest preq, int mode, int bpp,
     case M_THREAD: MPIX_Pready_thread(part, preq); break;
     case M_WARP: MPIX_Pready_warp(part, preq); break;
     case M_BLOCK: MPIX_Pready_block(part, preq); break;
+    case M_MIXED:
+        if (part & 1) MPIX_Pready_warp(part, preq);
+        else MPIX_Pready_block(part, preq);
+        break;
     default: MPIX_Pready(part, preq); break;
     }
 }
@@ -101,6 +108,7 @@ int main(int argc, char **argv)
             else if (0 == strcmp(optarg, "warp")) mode = M_WARP;
             else if (0 == strcmp(optarg, "block")) mode = M_BLOCK;
             else if (0 == strcmp(optarg, "autoblock")) mode = M_AUTOBLOCK;
+            else if (0 == strcmp(optarg, "mixed")) mode = M_MIXED;
             else { fprintf(stderr, "g_device: unknown mode %s\n", optarg); return 2; }
             break;
         case 'p': parts = atoi(optarg); break;
