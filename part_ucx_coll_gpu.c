@@ -327,16 +327,16 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     c->gcoll = g;
     a = &g->args;
     total = c->user_parts * user_bytes;
-    /* units: at least the parameter's, but few enough per block that the
-     * fixed cost of a unit (waits, system-scope fences) stays small beside
-     * its data (four a block, up to 1 MiB each); and for small data no more
-     * than four, up to four times the parameter each: below that, the
-     * units' fixed costs add up faster than their parallelism pays
+    /* units: at least the parameter's, but few enough that the fixed cost
+     * of a unit (waits, system-scope fences) stays small beside its data:
+     * one a block for large data (up to 1 MiB each), and for small data no
+     * more than four, up to four times the parameter each; more units add
+     * up their fixed costs faster than their parallelism pays
      * (bench/run-coll-blocks.sh); a multiple of 16 bytes, and so of every
      * element size */
     g->blocks = (unsigned) mca_part_ucx_gcoll_max(1, (size_t) m->params.coll_gpu_blocks);
     unit = mca_part_ucx_gcoll_max((size_t) m->params.coll_gpu_unit_bytes,
-                                  total / (4 * (size_t) g->blocks));
+                                  total / (size_t) g->blocks);
     unit = mca_part_ucx_gcoll_max(unit, (total / 4 < 4 * (size_t) m->params.coll_gpu_unit_bytes)
                                             ? total / 4
                                             : 4 * (size_t) m->params.coll_gpu_unit_bytes);

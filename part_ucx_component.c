@@ -223,7 +223,7 @@ static int mca_part_ucx_component_register(void)
         &c->coll_gpu_engine);
     mca_part_ucx_var("coll_gpu_unit_bytes",
         "GPU engine: bytes of the partition space one block moves at a time, at least (units "
-        "grow with the data: up to four times this for small data, four units a block for "
+        "grow with the data: up to four times this for small data, one unit a block for "
         "large data)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_unit_bytes);
