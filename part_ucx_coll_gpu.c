@@ -311,6 +311,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     ompi_communicator_t *comm = c->comm;
     int n = ompi_comm_size(comm), rc, ok, i;
     size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, src_len, dst_len;
+    size_t param_unit;
     mca_part_ucx_gcoll_region_t mine = {0}, *all;
     void *keys[MCA_PART_UCX_GCOLL_REGIONS] = {NULL};
     mca_part_ucx_gcoll_args_t *a;
@@ -334,14 +335,13 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
      * up their fixed costs faster than their parallelism pays
      * (bench/run-coll-blocks.sh); a multiple of 16 bytes, and so of every
      * element size */
-    g->blocks = (unsigned) mca_part_ucx_gcoll_max(1, (size_t) m->params.coll_gpu_blocks);
-    unit = mca_part_ucx_gcoll_max((size_t) m->params.coll_gpu_unit_bytes,
-                                  total / (size_t) g->blocks);
-    unit = mca_part_ucx_gcoll_max(unit, (total / 4 < 4 * (size_t) m->params.coll_gpu_unit_bytes)
-                                            ? total / 4
-                                            : 4 * (size_t) m->params.coll_gpu_unit_bytes);
-    unit = (unit > MCA_PART_UCX_GCOLL_UNIT_MAX &&
-            (size_t) m->params.coll_gpu_unit_bytes <= MCA_PART_UCX_GCOLL_UNIT_MAX)
+    /* parameters below their least (negative ones too) count as it */
+    param_unit = (m->params.coll_gpu_unit_bytes < 16) ? 16
+                                                      : (size_t) m->params.coll_gpu_unit_bytes;
+    g->blocks = (m->params.coll_gpu_blocks < 1) ? 1 : (unsigned) m->params.coll_gpu_blocks;
+    unit = mca_part_ucx_gcoll_max(param_unit, total / (size_t) g->blocks);
+    unit = mca_part_ucx_gcoll_max(unit, (total / 4 < 4 * param_unit) ? total / 4 : 4 * param_unit);
+    unit = (unit > MCA_PART_UCX_GCOLL_UNIT_MAX && param_unit <= MCA_PART_UCX_GCOLL_UNIT_MAX)
                ? MCA_PART_UCX_GCOLL_UNIT_MAX : unit;
     unit = (mca_part_ucx_gcoll_max(16, unit) + 15) & ~(size_t) 15;
     a->kind = mca_part_ucx_gcoll_kind(kind, n, total);
