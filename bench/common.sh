@@ -13,6 +13,23 @@ bench_machine() {
     } > "$1/machine.txt"
 }
 
+# bench_cuda_build SRC.cu BIN [NVCC FLAGS...] [-- LINK FLAGS...]: a CUDA
+# benchmark compiled with the mpicxx first in PATH as host compiler (so
+# with that install's mpi.h and mpix_part_device.h) and linked with CUDA's
+# runtime; BIN.o is left beside BIN.
+bench_cuda_build() {
+    local src=$1 bin=$2 cuda=${CUDA_HOME:-/usr/local/cuda} nvccflags=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        nvccflags+=("$1")
+        shift
+    done
+    [ $# -gt 0 ] && shift
+    "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" \
+        "${nvccflags[@]}" -c -o "$bin.o" "$src" &&
+        mpicxx -o "$bin" "$bin.o" -L"$cuda/lib64" -lcudart "$@"
+}
+
 # bench_variants_begin: what bench_variant needs, for the scripts that run
 # each variant as its own mpirun over the same grids (BENCH_QUICK: fewer;
 # BENCH_GRIDS=1,4,...: these); $limit (BENCH_TIMEOUT, default 120 s) bounds

@@ -16,7 +16,7 @@ out=${3:?usage: run-ab.sh OLD.tar.xz NEW.tar.xz OUTDIR [ROUNDS]}
 rounds=${4:-5}
 mkdir -p "$out"
 export OMPI_MCA_mca_base_component_show_load_errors=0 NCCL_NVLS_ENABLE=0
-cuda=${CUDA_HOME:-/usr/local/cuda}
+. "$here/bench/common.sh"
 if [ -n "${BENCH_MPS:-}" ]; then
     export CUDA_MPS_PIPE_DIRECTORY=/tmp/part-ucx-ab-mps CUDA_MPS_LOG_DIRECTORY=/tmp/part-ucx-ab-mps-log
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
@@ -26,9 +26,7 @@ for v in old new; do
     d=/tmp/part-ucx-ab-$v
     rm -rf "$d" && mkdir -p "$d/b" && tar -xJf "$([ $v = old ] && echo "$old" || echo "$new")" -C "$d" || exit 1
     ( . "$d/part-ucx/env.sh"
-      "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
-          -o "$d/b/b_device.o" "$here/bench/b_device.cu" &&
-          mpicxx -o "$d/b/b_device" "$d/b/b_device.o" -L"$cuda/lib64" -lcudart &&
+      bench_cuda_build "$here/bench/b_device.cu" "$d/b/b_device" &&
           mpicc -O2 -pthread -o "$d/b/b_part" "$here/bench/b_part.c" ) || exit 1
 done
 echo "bench,component,param1,param2,value,unit" > "$out/ab.csv"

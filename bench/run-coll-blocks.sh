@@ -18,11 +18,8 @@ out=${1:-$here/bench/results/coll-blocks-$(hostname -s)}
 mkdir -p "$out"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
-cuda=${CUDA_HOME:-/usr/local/cuda}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 BENCH_NO_TRADITIONAL=1
-"$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
-    -o "$build/b_coll_gpu.o" "$here/bench/b_coll_gpu.cu" &&
-    mpicxx -o "$build/b_coll_gpu" "$build/b_coll_gpu.o" -L"$cuda/lib64" -lcudart || exit 1
+bench_cuda_build "$here/bench/b_coll_gpu.cu" "$build/b_coll_gpu" || exit 1
 csv=$out/results.csv
 echo "bench,component,param1,param2,value,unit" > "$csv"
 : > "$out/errors.txt"

@@ -51,9 +51,8 @@ if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
     if [ -e "$cuda/include/nccl.h" ] || [ -e /usr/include/nccl.h ]; then
         nccl=-DHAVE_NCCL; ncclibs=-lnccl
     fi
-    "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 $nccl -ccbin "$(command -v mpicxx)" -c \
-        -o "$build/b_coll_gpu.o" "$here/bench/b_coll_gpu.cu"
-    mpicxx -o "$build/b_coll_gpu" "$build/b_coll_gpu.o" -L"$cuda/lib64" -L"$cuda/lib" -lcudart $ncclibs
+    # shellcheck disable=SC2086
+    bench_cuda_build "$here/bench/b_coll_gpu.cu" "$build/b_coll_gpu" $nccl -- -L"$cuda/lib" $ncclibs
     # np 2 and 4: one rank per GPU where there are as many, else ranks
     # sharing a GPU (under CUDA MPS, bench/README.md)
     for np in 2 4; do
@@ -70,9 +69,7 @@ if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
     run 2 "$build/b_coll_gpu" overhead
     # the GPU-executed one-shot and two-shot prototypes and the two limits (issue 22),
     # np 2 and 4 (ranks may share a GPU under CUDA MPS)
-    "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
-        -o "$build/b_coll_oneshot.o" "$here/bench/b_coll_oneshot.cu"
-    mpicxx -o "$build/b_coll_oneshot" "$build/b_coll_oneshot.o" -L"$cuda/lib64" -lcudart
+    bench_cuda_build "$here/bench/b_coll_oneshot.cu" "$build/b_coll_oneshot"
     run 2 "$build/b_coll_oneshot" "$grids"
     run 4 "$build/b_coll_oneshot" "$grids"
 fi

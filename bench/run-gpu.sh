@@ -13,10 +13,7 @@ out=${1:-$here/bench/results/gpu-$(hostname -s)}
 mkdir -p "$out"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
-cuda=${CUDA_HOME:-/usr/local/cuda}
-"$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
-    -o "$build/b_device.o" "$here/bench/b_device.cu"
-mpicxx -o "$build/b_device" "$build/b_device.o" -L"$cuda/lib64" -lcudart
+bench_cuda_build "$here/bench/b_device.cu" "$build/b_device"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 export OMPI_MCA_mca_base_component_show_load_errors=0

@@ -33,14 +33,11 @@ out=${1:-$here/bench/results/stream-$(hostname -s)}
 mkdir -p "$out/logs"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
-cuda=${CUDA_HOME:-/usr/local/cuda}
 csv=$out/results.csv
 echo "bench,component,param1,param2,value,unit" > "$csv"
 : > "$out/errors.txt"
 # shellcheck disable=SC2086
-if ! { "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" -c \
-           ${BENCH_NVCCFLAGS:-} -o "$build/b_stream.o" "$here/bench/b_stream.cu" &&
-       mpicxx -o "$build/b_stream" "$build/b_stream.o" -L"$cuda/lib64" -lcudart; } \
+if ! bench_cuda_build "$here/bench/b_stream.cu" "$build/b_stream" ${BENCH_NVCCFLAGS:-} \
         > "$out/logs/build.log" 2>&1; then
     echo "bench: bench/b_stream.cu did not build (logs/build.log)" | tee -a "$out/errors.txt" >&2
     cat "$out/logs/build.log" >&2

@@ -30,7 +30,6 @@ out=${1:-$here/bench/results/ucxdev-$(hostname -s)}
 mkdir -p "$out/logs"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
-cuda=${CUDA_HOME:-/usr/local/cuda}
 ucx=${PART_UCX_UCX_PREFIX:-$PART_UCX_PREFIX}
 csv=$out/results.csv
 echo "bench,component,param1,param2,value,unit" > "$csv"
@@ -41,10 +40,8 @@ if [ ! -r "$ucx/include/ucp/api/device/ucp_device_impl.h" ]; then
     exit 1
 fi
 # UCX's headers as system headers, as the component takes them
-if ! { "$cuda/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -Xptxas -v -ccbin "$(command -v mpicxx)" \
-           -isystem "$ucx/include" -c -o "$build/b_ucx_device.o" "$here/bench/b_ucx_device.cu" &&
-       mpicxx -o "$build/b_ucx_device" "$build/b_ucx_device.o" -L"$cuda/lib64" -lcudart \
-           -L"$ucx/lib" -lucp -lucs; } > "$out/logs/build.log" 2>&1; then
+if ! bench_cuda_build "$here/bench/b_ucx_device.cu" "$build/b_ucx_device" -Xptxas -v \
+        -isystem "$ucx/include" -- -L"$ucx/lib" -lucp -lucs > "$out/logs/build.log" 2>&1; then
     echo "bench: bench/b_ucx_device.cu did not build (logs/build.log)" | tee -a "$out/errors.txt" >&2
     cat "$out/logs/build.log" >&2
     exit 1
