@@ -90,6 +90,17 @@ AC_DEFUN([MCA_ompi_part_ucx_CONFIG], [
                         [$with_cuda/bin$PATH_SEPARATOR$PATH])])
     AM_CONDITIONAL([PART_UCX_HAVE_NVCC], [test -n "$part_ucx_nvcc"])
     AC_SUBST([PART_UCX_NVCC], [$part_ucx_nvcc])
+    # The plugin is compiled for several GPU architectures: nvcc (>= 11.3)
+    # compiles them in parallel with --threads, which keeps a build's other
+    # cores busy while make waits on this one target.
+    part_ucx_nvcc_threads=
+    AS_IF([test -n "$part_ucx_nvcc"],
+          [AC_MSG_CHECKING([whether nvcc accepts --threads])
+           AS_IF(["$part_ucx_nvcc" --threads 0 --version >/dev/null 2>&1],
+                 [part_ucx_nvcc_threads="--threads 0"
+                  AC_MSG_RESULT([yes])],
+                 [AC_MSG_RESULT([no])])])
+    AC_SUBST([PART_UCX_NVCC_THREADS], [$part_ucx_nvcc_threads])
     AC_SUBST([PART_UCX_CUDA_DIR], [$with_cuda])
 
     AS_IF([test "$part_ucx_happy" = "yes"],
