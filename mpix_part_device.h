@@ -178,6 +178,12 @@ struct mpix_prequest_s {
     unsigned long long done_dev;
     unsigned long long groups_done;
     uint32_t groups;
+    /* 1 where only threads of this GPU read the ready words (a GPU-engine
+     * collective whose ranks all share the GPU): a mark then releases the
+     * data at GPU scope. It fills what was padding, and 0 means system
+     * scope, so headers and libraries of layout 3 with and without it
+     * still work together. */
+    uint32_t mark_gpu_scope;
     /* The receiver's ready-to-receive in its GPU memory, written by its
      * stream (NULL: none), read before the host-memory word rtr. */
     const volatile uint64_t *rtr_dev;
@@ -478,7 +484,8 @@ __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, 
  * (each word the GPU writes costs the host a cache miss to read); lighter
  * than __threadfence_system's sequentially consistent fence. `mark` is the
  * epoch, with MPIX_PREQUEST_MARK_HOST where a kernel copy left the group
- * to the host. */
+ * to the host. At GPU scope where only this GPU's threads read the words
+ * (mark_gpu_scope). */
 __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int partition,
                                              uint64_t mark)
 {
@@ -489,7 +496,11 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
     bool done;
 
 #if __CUDA_ARCH__ >= 700
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
+    if (preq->mark_gpu_scope) {
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    } else {
+        asm volatile("fence.acq_rel.sys;" ::: "memory");
+    }
 #else
     __threadfence_system();
 #endif

@@ -87,6 +87,20 @@ static void mca_part_ucx_gcoll_share(const mca_part_ucx_coll_t *c, mca_part_ucx_
     }
 }
 
+/* Whether every rank runs on this process's GPU (CUDA MPS): its kernel's
+ * words then need only GPU-scope fences between the ranks. */
+static int mca_part_ucx_gcoll_one_gpu(const mca_part_ucx_gcoll_region_t *all, int n, uint64_t gpu)
+{
+    int i;
+
+    for (i = 0; i < n; ++i) {
+        if (0 == gpu || all[i].gpu != gpu) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in_place)
 {
     const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
@@ -365,6 +379,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
     if (OMPI_SUCCESS == rc) {
         mca_part_ucx_gcoll_share(c, g, all, mine.gpu);
+        a->gpu_scope = mca_part_ucx_gcoll_one_gpu(all, n, mine.gpu);
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {
@@ -556,6 +571,11 @@ volatile uint64_t *mca_part_ucx_gcoll_ready_words(const mca_part_ucx_coll_t *c)
 volatile uint64_t *mca_part_ucx_gcoll_done_words(const mca_part_ucx_coll_t *c)
 {
     return (volatile uint64_t *) c->gcoll->args.done;
+}
+
+bool mca_part_ucx_gcoll_gpu_scope(const mca_part_ucx_coll_t *c)
+{
+    return 0 != c->gcoll->args.gpu_scope;
 }
 
 void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)

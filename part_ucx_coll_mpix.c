@@ -389,6 +389,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     if (gpu_engine) {
         mca_part_ucx_collreq(req)->gpu_ready = mca_part_ucx_gcoll_ready_words(c);
         mca_part_ucx_collreq(req)->gpu_done = mca_part_ucx_gcoll_done_words(c);
+        mca_part_ucx_collreq(req)->gpu_scope = mca_part_ucx_gcoll_gpu_scope(c);
     }
     t[2] = opal_timer_base_get_usec();
     if (MPI_SUCCESS != rc || 0 == c->parts || 0 == req->part_bytes || gpu_engine) {

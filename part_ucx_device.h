@@ -88,7 +88,8 @@ typedef enum {
  * epochs (a partition is done at e times its units). */
 typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt, esize;        /* dt/op: reductions; esize: bytes an element */
-    int me, n, root, pad;
+    int me, n, root;
+    int gpu_scope;                  /* 1: every rank on this GPU (GPU-scope fences suffice) */
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */

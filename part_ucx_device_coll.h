@@ -35,17 +35,36 @@
  * Peers' data is read with ld.global.cg (past L1, which is not coherent
  * and may hold an earlier epoch's data), after an acquire of the word that
  * said it is there.
+ *
+ * Fences: between the ranks' words, GPU scope where every rank runs on
+ * this GPU (a.gpu_scope: ranks sharing it under CUDA MPS), system scope
+ * where a peer is another GPU; system scope always before a word in host
+ * memory (done, finished, the stream's epoch words), which the host reads.
+ * A system-scope fence waits until every earlier store, host memory
+ * included, has reached its memory: microseconds, paid on every step.
  */
 
 #define GCOLL_THREADS 512
 
-__device__ static inline void gcoll_fence(void)
+__device__ static inline void gcoll_fence_sys(void)
 {
 #if __CUDA_ARCH__ >= 700
     asm volatile("fence.acq_rel.sys;" ::: "memory");
 #else
     __threadfence_system();
 #endif
+}
+
+/* Between this rank's and the peers' words (and this kernel's blocks). */
+__device__ static inline void gcoll_fence(const mca_part_ucx_gcoll_args_t &a)
+{
+#if __CUDA_ARCH__ >= 700
+    if (a.gpu_scope) {
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        return;
+    }
+#endif
+    gcoll_fence_sys();
 }
 
 __device__ static inline void gcoll_nap(void)
@@ -167,7 +186,7 @@ __device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a
     for (uint64_t u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
         for (unsigned i = 0; ready[u] < e; ++i) {
             if (0 == (i & 15) && a.host_ready[u] >= e) {
-                gcoll_fence(); /* the data the host saw ready before the word */
+                gcoll_fence_sys(); /* the data the host saw ready before the word */
                 ready[u] = e;
                 break;
             }
@@ -194,7 +213,7 @@ __device__ static inline void gcoll_peers_ready(const mca_part_ucx_gcoll_args_t 
         }
     }
     if (polled) {
-        gcoll_fence();
+        gcoll_fence(a);
     }
 }
 
@@ -207,7 +226,7 @@ __device__ static inline void gcoll_tell(const mca_part_ucx_gcoll_args_t &a, uin
     int r = (int) threadIdx.x;
 
     if (r < a.n && gcoll_reads(a, r)) {
-        gcoll_fence();
+        gcoll_fence(a);
         *gcoll_consumed(a, r, a.me, k) = e;
         if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind) {
             *gcoll_slices(a, r, a.me, k) = e;
@@ -227,14 +246,14 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
     __syncthreads();
     (void) gcoll_unit(a, k, &off, &u0, &u1);
     if (u0 + threadIdx.x <= u1) {
-        gcoll_fence(); /* the block's result (after the barrier) before the counts */
+        gcoll_fence(a); /* the block's result (after the barrier) before the counts */
     }
     for (u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
         uint64_t first = u * a.user_bytes / a.unit_bytes;
         uint64_t last = ((u + 1) * a.user_bytes - 1) / a.unit_bytes;
         unsigned long long units = last - first + 1;
         if (atomicAdd(gcoll_count(a, u), 1ull) + 1 == e * units) {
-            gcoll_fence(); /* the other units' results, seen through the count */
+            gcoll_fence_sys(); /* the other units' results, seen through the count */
             a.done[u] = e;
         }
     }
@@ -390,7 +409,7 @@ __device__ static inline void gcoll_finish(const mca_part_ucx_gcoll_args_t &a, u
                 gcoll_nap();
             }
         }
-        gcoll_fence();
+        gcoll_fence(a);
     }
     __syncthreads();
     if (NULL != a.scratch) {
@@ -404,9 +423,13 @@ __device__ static inline void gcoll_finish(const mca_part_ucx_gcoll_args_t &a, u
 /* The arguments (GPU memory, written once per collective) are copied into
  * shared memory: the per-rank arrays are indexed at run time, which from
  * the parameter space would copy them into every thread's local memory.
- * `epoch_arg`: 0 where the stream counts the epochs (*epoch_word). */
+ * `epoch_arg`: 0 where the stream counts the epochs (*epoch_word).
+ * Two blocks an SM (at most 64 registers a thread): a block of the engine,
+ * which is resident while the application's kernel still runs, then
+ * leaves room on its SM for a block of 1024 threads at 32 registers; at
+ * one, it would take a whole SM from that kernel. */
 template <typename T>
-__global__ void __launch_bounds__(GCOLL_THREADS, 1)
+__global__ void __launch_bounds__(GCOLL_THREADS, 2)
     part_gcoll(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
                const volatile uint64_t *epoch_word)
 {
@@ -444,10 +467,10 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 1)
     }
     __syncthreads();
     if (0 == threadIdx.x) {
-        gcoll_fence(); /* this block's words before the count */
+        gcoll_fence(a); /* this block's words before the count */
         if (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x) {
             atomicExch(a.blocks_done, 0u);
-            gcoll_fence(); /* the other blocks' words, seen through the count */
+            gcoll_fence_sys(); /* the other blocks' words, seen through the count */
             *a.finished = e;
             if (0 == epoch_arg) {
                 /* complete, and the epoch the stream's next start takes,

@@ -593,6 +593,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
          * done words */
         d->host.ready = creq->gpu_ready;
         d->host.arrived = creq->gpu_done;
+        d->host.mark_gpu_scope = creq->gpu_scope ? 1 : 0;
     }
     d->host.epoch = d->epoch_block.addr;
     d->host.rtr = (const uint64_t *) d->epoch_block.addr + MCA_PART_UCX_DEV_RTR;

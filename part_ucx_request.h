@@ -298,6 +298,7 @@ typedef struct mca_part_ucx_collreq_t {
      * instead: the ready words its kernels mark (GPU memory) and the done
      * words its kernel writes (host memory); NULL without the engine. */
     volatile uint64_t *gpu_ready, *gpu_done;
+    bool gpu_scope; /* the engine's ranks all on this GPU (mca_part_ucx_gcoll_gpu_scope) */
 } mca_part_ucx_collreq_t;
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_collreq_t);
