@@ -379,7 +379,8 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
     if (OMPI_SUCCESS == rc) {
         mca_part_ucx_gcoll_share(c, g, all, mine.gpu);
-        a->gpu_scope = mca_part_ucx_gcoll_one_gpu(all, n, mine.gpu);
+        a->gpu_scope = m->params.coll_gpu_scope_fences &&
+                       mca_part_ucx_gcoll_one_gpu(all, n, mine.gpu);
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {

@@ -239,6 +239,12 @@ static int mca_part_ucx_component_register(void)
         "ones one-shot (0: always one-shot)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_twoshot_bytes);
+    mca_part_ucx_var("coll_gpu_scope_fences",
+        "GPU engine: where every rank runs on one GPU (CUDA MPS), GPU-scope fences between "
+        "the ranks' words and in the kernels' MPIX_Pready; 0: system scope always, as "
+        "between GPUs",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_scope_fences);
     mca_part_ucx_var("join_bytes_gpu",
         "part_ucx_join_bytes for GPU data",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
