@@ -61,6 +61,17 @@ static inline size_t mca_part_ucx_gcoll_max(size_t a, size_t b)
     return (a > b) ? a : b;
 }
 
+/* How many of the n ranks run on GPU `gpu` (0: not known, none). */
+static int mca_part_ucx_gcoll_sharing(const mca_part_ucx_gcoll_region_t *all, int n, uint64_t gpu)
+{
+    int sharing = 0, i;
+
+    for (i = 0; i < n; ++i) {
+        sharing += (0 != gpu && all[i].gpu == gpu);
+    }
+    return sharing;
+}
+
 /* The engine's blocks spin while they wait for the application's kernels
  * to make partitions ready. Where the engines of the ranks sharing a GPU
  * (under CUDA MPS) could hold every SM, those kernels would never run: the
@@ -68,14 +79,11 @@ static inline size_t mca_part_ucx_gcoll_max(size_t a, size_t b)
  * the kernel's launch bound, is the worst case). Only how many blocks
  * share the units changes; the units, which the ranks agree on, do not. */
 static void mca_part_ucx_gcoll_share(const mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g,
-                                     const mca_part_ucx_gcoll_region_t *all, uint64_t gpu)
+                                     int sharing)
 {
-    int n = ompi_comm_size(c->comm), sms = c->gpu->sm_count(), sharing = 0, i;
+    int sms = c->gpu->sm_count();
     unsigned cap;
 
-    for (i = 0; i < n; ++i) {
-        sharing += (0 != gpu && all[i].gpu == gpu);
-    }
     if (sms <= 0 || sharing < 1) {
         return; /* not known: as configured */
     }
@@ -85,20 +93,6 @@ static void mca_part_ucx_gcoll_share(const mca_part_ucx_coll_t *c, mca_part_ucx_
                              "SMs", cap, g->blocks, sharing, sms);
         g->blocks = cap;
     }
-}
-
-/* Whether every rank runs on this process's GPU (CUDA MPS): its kernel's
- * words then need only GPU-scope fences between the ranks. */
-static int mca_part_ucx_gcoll_one_gpu(const mca_part_ucx_gcoll_region_t *all, int n, uint64_t gpu)
-{
-    int i;
-
-    for (i = 0; i < n; ++i) {
-        if (0 == gpu || all[i].gpu != gpu) {
-            return 0;
-        }
-    }
-    return 1;
 }
 
 bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in_place)
@@ -378,9 +372,11 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     mine.gpu = mca_part_ucx_gpu_id();
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
     if (OMPI_SUCCESS == rc) {
-        mca_part_ucx_gcoll_share(c, g, all, mine.gpu);
-        a->gpu_scope = m->params.coll_gpu_scope_fences &&
-                       mca_part_ucx_gcoll_one_gpu(all, n, mine.gpu);
+        int sharing = mca_part_ucx_gcoll_sharing(all, n, mine.gpu);
+        mca_part_ucx_gcoll_share(c, g, sharing);
+        /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
+         * ranks' words suffice */
+        a->gpu_scope = m->params.coll_gpu_scope_fences && sharing == n;
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {
