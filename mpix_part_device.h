@@ -430,13 +430,42 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
      * they cost a microsecond each and are not free to overlap). */
 }
 
+/* What a counter update needs of the request. Only the group's leader
+ * loads it (a load every thread made would keep the whole group waiting
+ * behind its stores), before the group's barrier: the loads then overlap
+ * the wait for the other threads instead of following it, and a block
+ * holds its SM slot until its leader's update returns, which at large
+ * grids every wave of blocks pays. */
+struct mpix_part_count_s {
+    unsigned long long *counter; /* the transport group's */
+    unsigned long long epoch;    /* epoch_seen as loaded: an older value only costs a
+                                  * look at the host's (mpix_part_host_epoch) */
+    unsigned long long calls;    /* the calls that complete the group; 0: the partition
+                                  * is out of range (or the handle of a receive) */
+};
+
+__device__ static inline struct mpix_part_count_s
+mpix_part_count_load(const struct mpix_prequest_s *preq, int partition)
+{
+    /* every load issued at once, none behind a branch on another's value:
+     * the leader is then one memory latency from its barrier, not two */
+    unsigned long long *counters = preq->counters;
+    unsigned in_range = preq->pready_parts, s = preq->group_shift, parts = preq->parts;
+    unsigned threshold = preq->threshold, p = (unsigned) partition;
+    struct mpix_part_count_s c;
+
+    c.epoch = *(volatile unsigned long long *) &preq->epoch_seen;
+    c.counter = counters + (p >> s); /* used only in range */
+    c.calls = (unsigned long long) threshold * min(1u << s, parts - ((p >> s) << s)) &
+              (0ull - (p < in_range)); /* no branch: the compiler would sink loads into it */
+    return c;
+}
+
 /* n calls of this epoch's partition were made by the caller's group,
- * counted toward the partition's transport group;
+ * counted toward the partition's transport group (c, loaded before);
  * whose writes a release fence ordered before; the epoch the partition
  * completes with this update, or 0. The completing update acquires the
- * other groups' writes (a kernel copy reads them). Only the group's leader
- * loads the request's fields, after its barrier: a load every thread made
- * would keep the whole group waiting behind its stores.
+ * other groups' writes (a kernel copy reads them).
  * The counter's old value tells whether the group had completed the
  * host's epoch already, or had its calls: either makes these calls beyond
  * the threshold, an error (an update that completes the group with some
@@ -444,21 +473,19 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
  * completing update records the epoch and resets the calls in one atomic;
  * no call of the next epoch can come before the host has seen this one
  * complete. */
-__device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, int partition,
-                                                  unsigned n)
+__device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq,
+                                                  const struct mpix_part_count_s &c, unsigned n)
 {
-    unsigned first, g = (unsigned) partition >> preq->group_shift, calls, done;
-    unsigned long long t, old, e;
+    unsigned calls, done;
+    unsigned long long t = c.calls, old, e = c.epoch;
 
-    if ((unsigned) partition >= preq->pready_parts) {
+    if (0 == t) {
         mpix_part_error(preq, MPIX_PREQUEST_ERR_PARTITION);
         return 0;
     }
-    t = (unsigned long long) preq->threshold * mpix_part_group(preq, partition, &first);
-    old = atomicAdd(&preq->counters[g], (unsigned long long) n);
+    old = atomicAdd(c.counter, (unsigned long long) n);
     calls = (unsigned) old;
     done = (unsigned) (old >> 32);
-    e = *(volatile unsigned long long *) &preq->epoch_seen;
     if (!mpix_part_after(e, done)) {
         e = mpix_part_host_epoch(preq, done);
     }
@@ -473,7 +500,7 @@ __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq, 
         mpix_part_error(preq, MPIX_PREQUEST_ERR_THRESHOLD);
     }
     mpix_part_fence_gpu();
-    atomicAdd(&preq->counters[g], ((unsigned long long) ((unsigned) e - done) << 32) - t);
+    atomicAdd(c.counter, ((unsigned long long) ((unsigned) e - done) << 32) - t);
     return e;
 }
 
@@ -535,8 +562,9 @@ __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequ
     uint64_t e;
 
     preq = mpix_prequest_ptr(preq);
+    struct mpix_part_count_s c = mpix_part_count_load(preq, partition);
     mpix_part_fence_gpu();
-    e = mpix_part_count(preq, partition, 1);
+    e = mpix_part_count(preq, c, 1);
     if (0 != e) {
         if (copy && mpix_part_rtr(preq, e)) {
             mpix_part_store(preq, partition, 0, 1);
@@ -555,8 +583,12 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
     unsigned lane = threadIdx.x & 31, leader = __ffs(group) - 1;
     bool copy = 0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_KERNEL_COPY);
     uint64_t e = 0;
+    struct mpix_part_count_s c;
 
     preq = mpix_prequest_ptr(preq);
+    if (lane == leader) {
+        c = mpix_part_count_load(preq, partition);
+    }
     /* The barrier makes the group's writes visible to the leader, whose
      * fence then releases them all (PTX fences are cumulative): one fence
      * per group, not one per thread. */
@@ -564,7 +596,7 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
     if (!copy) {
         if (lane == leader) {
             mpix_part_fence_gpu();
-            if (0 != (e = mpix_part_count(preq, partition, __popc(group)))) {
+            if (0 != (e = mpix_part_count(preq, c, __popc(group)))) {
                 mpix_part_mark(preq, partition, e);
             }
         }
@@ -572,7 +604,7 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
     }
     if (lane == leader) {
         mpix_part_fence_gpu();
-        e = mpix_part_count(preq, partition, __popc(group));
+        e = mpix_part_count(preq, c, __popc(group));
         if (0 != e && !mpix_part_rtr(preq, e)) {
             e |= MPIX_PREQUEST_MARK_HOST;
         }
@@ -607,13 +639,17 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     unsigned size = blockDim.x * blockDim.y * blockDim.z;
     bool copy = 0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_KERNEL_COPY);
     uint64_t e;
+    struct mpix_part_count_s c;
 
     preq = mpix_prequest_ptr(preq);
+    if (0 == rank) {
+        c = mpix_part_count_load(preq, partition);
+    }
     __syncthreads();
     if (!copy) {
         if (0 == rank) { /* one fence for the block, as in the warp level */
             mpix_part_fence_gpu();
-            if (0 != (e = mpix_part_count(preq, partition, size))) {
+            if (0 != (e = mpix_part_count(preq, c, size))) {
                 mpix_part_mark(preq, partition, e);
             }
         }
@@ -621,7 +657,7 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     }
     if (0 == rank) {
         mpix_part_fence_gpu();
-        e = mpix_part_count(preq, partition, size);
+        e = mpix_part_count(preq, c, size);
         if (0 != e && !mpix_part_rtr(preq, e)) {
             e |= MPIX_PREQUEST_MARK_HOST;
         }
