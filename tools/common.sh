@@ -39,11 +39,44 @@ ompi_configure_flags() {
     echo --disable-mpi-fortran --disable-oshmem --disable-io-romio \
          --with-pmix=internal --with-prrte=internal --with-hwloc=internal \
          --with-libevent=internal --disable-sphinx --without-ofi --without-psm2
+    # Passed on to the internal packages' configures too: libevent without
+    # its sample programs; PMIx without its tools (pmix_info, pattrs, ...)
+    # and without the components that only talk to other PMIx versions
+    # (bfrops v1.2-v3: PRRTE and the MPI processes use this one) or serve
+    # Omni-Path and sensors.
+    echo --disable-samples --disable-pmix-binaries \
+         --enable-mca-no-build=bfrops-v12,bfrops-v20,bfrops-v21,bfrops-v3,pnet-opa,psensor-file,psensor-heartbeat
     if [ "$part_ucx_use_cuda" = yes ]; then
         echo --with-cuda="$CUDA_HOME" --with-cuda-libdir="$CUDA_HOME/lib64/stubs"
     else
         echo --without-cuda
     fi
+}
+
+# Open MPI components left out of the build when autogen.pl runs (its
+# --exclude: no configure check, no Makefile, no compile): nothing part/ucx,
+# its tests, benchmarks or examples use. MPI-IO (ompio and its fs, fbtl,
+# fcoll, sharedfp components; ROMIO is disabled), the monitoring
+# components, message logging (pml/v, vprotocol), treematch (topo/basic
+# stays), pml/cm and the MTLs and networks this build has no library for
+# (OFI, PSM2, Portals4, usNIC), and OpenSHMEM's frameworks
+# (--disable-oshmem). Frameworks of MPI itself stay (their base), so that
+# an MPI_File_open, say, fails cleanly. PART_UCX_OMPI_EXCLUDE replaces the
+# list (empty: build every component).
+ompi_autogen_excludes() {
+    if [ -n "${PART_UCX_OMPI_EXCLUDE+set}" ]; then
+        echo "$PART_UCX_OMPI_EXCLUDE" | tr ' ' ','
+        return
+    fi
+    echo io-ompio io-romio341 common-ompio \
+         fs-gpfs fs-ime fs-lustre fs-pvfs2 fs-ufs fbtl-ime fbtl-posix fbtl-pvfs2 \
+         fcoll-dynamic fcoll-dynamic_gen2 fcoll-individual fcoll-vulcan \
+         sharedfp-individual sharedfp-lockedfile sharedfp-sm \
+         common-monitoring coll-monitoring osc-monitoring pml-monitoring \
+         pml-v vprotocol-pessimist topo-treematch \
+         pml-cm mtl-ofi mtl-portals4 mtl-psm2 btl-ofi btl-portals4 btl-usnic common-ofi \
+         coll-portals4 osc-portals4 coll-hcoll coll-ucc \
+         atomic memheap scoll spml sshmem | tr ' ' ','
 }
 
 # The version of the UCX whose headers are under $1/include, "" if none.
@@ -67,6 +100,7 @@ part_ucx_deps_key() {
             echo "ucx wheel $UCX_WHEEL_SHA256"
         fi
         ompi_configure_flags
+        ompi_autogen_excludes
         cat "$PART_UCX_SRC"/ompi-patches/*.patch 2>/dev/null
         sed -n '/^# --- dependency stages ---$/,/^# --- end dependency stages ---$/p' "$PART_UCX_SRC/tools/setup.sh"
     } | sha256sum | cut -c1-16

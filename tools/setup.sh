@@ -235,7 +235,10 @@ configure_ompi() {
     [ "$(cat "$PART_UCX_WORK/ompi-configure.done" 2>/dev/null)" = "$want" ] && return 0
     rm -f "$PART_UCX_WORK/ompi-configure.done" "$PART_UCX_WORK/ompi-install.done"
     phase "Open MPI autogen.pl (finds ompi/mca/part/ucx)"
-    step ompi-autogen bash -c "cd '$OMPI_TREE' && ./autogen.pl --force -j $JOBS"
+    local exclude
+    exclude=$(ompi_autogen_excludes)
+    step ompi-autogen bash -c "cd '$OMPI_TREE' && ./autogen.pl --force -j $JOBS \
+        ${exclude:+--exclude=$exclude}"
     phase "configuring Open MPI"
     step ompi-configure bash -c "cd '$OMPI_TREE' && ./configure --prefix='$PART_UCX_PREFIX' \
         --with-ucx='${PART_UCX_UCX_PREFIX:-$PART_UCX_PREFIX}' $(ompi_configure_flags | xargs)"
@@ -246,11 +249,32 @@ configure_ompi() {
     mark ompi-configure "$want"
 }
 
+# The device plugin needs nothing from Open MPI's configure: nvcc compiles
+# it while autogen.pl and configure (one core, mostly) run, with the
+# command and flags its Makefile.am has; the flags file it writes first is
+# the one make compares, so that make finds the plugin up to date. Where
+# the two differ, or the compile fails, make builds it as before.
+plugin_pid=
+prebuild_device_plugin() {
+    [ "$part_ucx_use_cuda" = yes ] && [ -x "$CUDA_HOME/bin/nvcc" ] || return 0
+    stamp ompi-install && return 0
+    local cmd="$CUDA_HOME/bin/nvcc -O3 -std=c++17 -arch=${PART_UCX_CUDA_ARCH:-all-major}"
+    "$CUDA_HOME/bin/nvcc" --threads 0 --version >/dev/null 2>&1 && cmd="$cmd --threads 0"
+    (cd "$COMPONENT_DIR" && rm -f part_ucx_device.so part_ucx_device.flags &&
+        echo "$cmd" > part_ucx_device.flags &&
+        { $cmd -shared -Xcompiler -fPIC,-Wall,-Wextra -I. -o part_ucx_device.so part_ucx_device.cu ||
+          { rm -f part_ucx_device.so part_ucx_device.flags; exit 1; }; }
+    ) >"$LOG/device-plugin-early.log" 2>&1 &
+    plugin_pid=$!
+}
+
 build_ompi() {
     stamp ompi-install && return 0
+    if [ -n "$plugin_pid" ]; then wait "$plugin_pid" || true; fi
     phase "building Open MPI (make -j$JOBS)"
     step ompi-make make -C "$OMPI_TREE" -j"$JOBS"
-    step ompi-install make -C "$OMPI_TREE" install
+    phase "installing Open MPI (make -j$JOBS install)"
+    step ompi-install make -C "$OMPI_TREE" -j"$JOBS" install
     mark ompi-install
 }
 
@@ -341,6 +365,7 @@ main() {
     install_ucx
     unpack_ompi
     sync_component
+    prebuild_device_plugin
     configure_ompi
     build_ompi
     build_component
