@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # A/B of mpix_part_device.h: "old" = .bundle/old/ (first on the include
 # path), "new" = the installed one. Interleaved: old, new, old, new.
+# .bundle/pready_real.cu: ../../h200x1-coll/trace-experiment/pready_real.cu
+# with pready_real-direct.patch applied; .bundle/old/mpix_part_device.h: the
+# header of 001fa42.
 #   .bundle/ab.sh OUTDIR
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
