@@ -233,15 +233,21 @@ __device__ static inline void mpix_part_fence_gpu(void)
 #endif
 }
 
-/* The transport group of `partition`: its first partition; returns how
- * many partitions it has (the last group may be short). */
+/* The transport group of partition p, of groups of 2^s of `parts`
+ * partitions: its first partition; returns how many partitions it has (the
+ * last group may be short). */
+__device__ static inline unsigned mpix_part_group_of(unsigned parts, unsigned s, unsigned p,
+                                                     unsigned *first)
+{
+    *first = (p >> s) << s;
+    return min(1u << s, parts - *first);
+}
+
+/* The same, of the request's groups. */
 __device__ static inline unsigned mpix_part_group(const struct mpix_prequest_s *preq,
                                                   int partition, unsigned *first)
 {
-    unsigned s = preq->group_shift, f = ((unsigned) partition >> s) << s;
-
-    *first = f;
-    return min(1u << s, preq->parts - f);
+    return mpix_part_group_of(preq->parts, preq->group_shift, (unsigned) partition, first);
 }
 
 /* Misuse reported to the host; rare, so out of line (registers). */
@@ -451,12 +457,12 @@ mpix_part_count_load(const struct mpix_prequest_s *preq, int partition)
      * the leader is then one memory latency from its barrier, not two */
     unsigned long long *counters = preq->counters;
     unsigned in_range = preq->pready_parts, s = preq->group_shift, parts = preq->parts;
-    unsigned threshold = preq->threshold, p = (unsigned) partition;
+    unsigned threshold = preq->threshold, p = (unsigned) partition, first;
     struct mpix_part_count_s c;
 
     c.epoch = *(volatile unsigned long long *) &preq->epoch_seen;
     c.counter = counters + (p >> s); /* used only in range */
-    c.calls = (unsigned long long) threshold * min(1u << s, parts - ((p >> s) << s)) &
+    c.calls = (unsigned long long) threshold * mpix_part_group_of(parts, s, p, &first) &
               (0ull - (p < in_range)); /* no branch: the compiler would sink loads into it */
     return c;
 }
@@ -524,7 +530,7 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
 
 #if __CUDA_ARCH__ >= 700
     if (preq->mark_gpu_scope) {
-        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        mpix_part_fence_gpu();
     } else {
         asm volatile("fence.acq_rel.sys;" ::: "memory");
     }
