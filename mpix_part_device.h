@@ -330,28 +330,31 @@ __device__ static __noinline__ bool mpix_part_rtr(struct mpix_prequest_s *preq, 
  * done words release them all. The counter is reset by subtraction, so
  * that a group of the next epoch counting early is kept. */
 __device__ static __noinline__ bool mpix_part_epoch_count(struct mpix_prequest_s *preq,
-                                                         uint64_t mark)
+                                                         uint64_t mark, uint32_t groups)
 {
     unsigned long long inc = 1, v;
 
+    if (1 == groups) {
+        /* the caller's group is the epoch: nothing to count, and no other
+         * group's stores to acquire */
+        return 0 == (mark & MPIX_PREQUEST_MARK_HOST);
+    }
     if (mark & MPIX_PREQUEST_MARK_HOST) {
         inc += 1ull << 32;
     }
     v = atomicAdd(&preq->groups_done, inc) + inc;
-    if ((unsigned) v != preq->groups) {
+    if ((unsigned) v != groups) {
         return false;
     }
     atomicAdd(&preq->groups_done, 0ull - v);
     if (0 != (v >> 32)) {
         return false;
     }
-    if (1 != preq->groups) {
 #if __CUDA_ARCH__ >= 700
-        asm volatile("fence.acq_rel.sys;" ::: "memory");
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
 #else
-        __threadfence_system();
+    __threadfence_system();
 #endif
-    }
     return true;
 }
 
@@ -445,7 +448,8 @@ __device__ static inline void mpix_part_store(const struct mpix_prequest_s *preq
 struct mpix_part_count_s {
     unsigned long long *counter; /* the transport group's */
     unsigned long long epoch;    /* epoch_seen as loaded: an older value only costs a
-                                  * look at the host's (mpix_part_host_epoch) */
+                                  * look at the host's (mpix_part_host_epoch); where
+                                  * the kernels count the epochs, done_dev + 1 */
     unsigned long long calls;    /* the calls that complete the group; 0: the partition
                                   * is out of range (or the handle of a receive) */
 };
@@ -460,10 +464,17 @@ mpix_part_count_load(const struct mpix_prequest_s *preq, int partition)
     unsigned threshold = preq->threshold, p = (unsigned) partition, first;
     struct mpix_part_count_s c;
 
-    c.epoch = *(volatile unsigned long long *) &preq->epoch_seen;
+    unsigned long long seen = *(volatile unsigned long long *) &preq->epoch_seen;
+    unsigned long long started = *(volatile unsigned long long *) &preq->stream_started;
+    unsigned long long done = *(volatile unsigned long long *) &preq->done_dev;
     c.counter = counters + (p >> s); /* used only in range */
     c.calls = (unsigned long long) threshold * mpix_part_group_of(parts, s, p, &first) &
               (0ull - (p < in_range)); /* no branch: the compiler would sink loads into it */
+    /* Where the kernels count the epochs, this epoch is the one after the
+     * last one done (the stream ran this kernel after it): no wait for
+     * mpix_part_host_epoch's poller, whose three atomics an epoch's first
+     * group otherwise pays before its update. */
+    c.epoch = (MPIX_PREQUEST_STREAM_KERNELS == started) ? done + 1 : seen;
     return c;
 }
 
@@ -523,9 +534,13 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
                                              uint64_t mark)
 {
     unsigned first, count = mpix_part_group(preq, partition, &first), p;
-    /* loaded once: a volatile store may alias them, and a reload waits
-     * behind the kernel's stores */
+    /* loaded once, before the fence: a volatile store may alias them, and
+     * a load after the fence would wait for it (those of the words a
+     * stream waits on; the host words' pointers, after it, would cost
+     * registers) */
     volatile uint64_t *remote = preq->remote_arrived, *ready = preq->ready;
+    volatile uint64_t *remote_done_dev = preq->remote_done_dev;
+    uint32_t groups = preq->groups;
     bool done;
 
 #if __CUDA_ARCH__ >= 700
@@ -542,10 +557,12 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
      * every earlier store has reached its memory, and a store to host
      * memory takes about a microsecond to get there. The data is released
      * to them all by the fence above. */
-    done = NULL != preq->remote_done && mpix_part_epoch_count(preq, mark);
+    /* (remote_done_dev is set only where remote_done is) */
+    done = (NULL != remote_done_dev || NULL != preq->remote_done) &&
+           mpix_part_epoch_count(preq, mark, groups);
     if (done) {
-        if (NULL != preq->remote_done_dev) {
-            *preq->remote_done_dev = mark;
+        if (NULL != remote_done_dev) {
+            *remote_done_dev = mark;
         }
         *(volatile unsigned long long *) &preq->done_dev = mark;
     }
@@ -644,12 +661,18 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     unsigned rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     unsigned size = blockDim.x * blockDim.y * blockDim.z;
     bool copy = 0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_KERNEL_COPY);
-    uint64_t e;
+    uint64_t e, rtr = 0;
     struct mpix_part_count_s c;
 
     preq = mpix_prequest_ptr(preq);
     if (0 == rank) {
         c = mpix_part_count_load(preq, partition);
+        if (copy) {
+            /* the receiver's GPU ready-to-receive, early too: only grows,
+             * so an early read that shows the epoch shows it started */
+            const volatile uint64_t *dev = preq->rtr_dev;
+            rtr = (NULL != dev) ? *dev : 0;
+        }
     }
     __syncthreads();
     if (!copy) {
@@ -664,7 +687,7 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     if (0 == rank) {
         mpix_part_fence_gpu();
         e = mpix_part_count(preq, c, size);
-        if (0 != e && !mpix_part_rtr(preq, e)) {
+        if (0 != e && rtr < e && !mpix_part_rtr(preq, e)) {
             e |= MPIX_PREQUEST_MARK_HOST;
         }
         mpix_part_epoch = e;

@@ -389,13 +389,21 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
         __nanosleep(128);
 #endif
     }
+    /* The peer's data before what follows the wait (its writer released
+     * it before the done word). Before the starts' stores, so that it
+     * need not wait for them: the kernel's end orders them before the
+     * stream's later work, and the bookkeeping below is this process's. */
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+#else
+    __threadfence_system();
+#endif
 #pragma unroll
     for (i = 0; i < PART_STARTS_MAX; ++i) {
         if (i < st.n) {
             *st.addr[i] = v[i];
         }
     }
-    __threadfence_system(); /* the peer's data before what follows the wait */
     if (NULL != epoch) {
         epoch[0] = e;
         epoch[1] = e + 1;
