@@ -480,7 +480,7 @@ mpix_part_count_load(const struct mpix_prequest_s *preq, int partition)
 
 /* n calls of this epoch's partition were made by the caller's group,
  * counted toward the partition's transport group (c, loaded before);
- * whose writes a release fence ordered before; the epoch the partition
+ * whose writes mpix_part_release ordered before; the epoch the partition
  * completes with this update, or 0. The completing update acquires the
  * other groups' writes (a kernel copy reads them).
  * The counter's old value tells whether the group had completed the
@@ -516,9 +516,24 @@ __device__ static inline uint64_t mpix_part_count(struct mpix_prequest_s *preq,
     if (calls + n > t) {
         mpix_part_error(preq, MPIX_PREQUEST_ERR_THRESHOLD);
     }
-    mpix_part_fence_gpu();
+    if (0 != calls) {
+        mpix_part_fence_gpu(); /* other groups' calls: acquire their writes */
+    }
     atomicAdd(c.counter, ((unsigned long long) ((unsigned) e - done) << 32) - t);
     return e;
+}
+
+/* Before the counter update of n calls: a release of the caller's group's
+ * writes (synchronised with its leader), for the group that completes the
+ * transport group to acquire. Not where these calls alone complete it
+ * (one block a partition, say): that group is the caller's, whose barrier
+ * already shows it its own writes, and the mark releases them. Another
+ * group's calls to it would then be beyond the threshold, an error. */
+__device__ static inline void mpix_part_release(const struct mpix_part_count_s &c, unsigned n)
+{
+    if (c.calls != n) {
+        mpix_part_fence_gpu();
+    }
 }
 
 /* Publish a complete transport group: a release at system scope orders
@@ -586,7 +601,7 @@ __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequ
 
     preq = mpix_prequest_ptr(preq);
     struct mpix_part_count_s c = mpix_part_count_load(preq, partition);
-    mpix_part_fence_gpu();
+    mpix_part_release(c, 1);
     e = mpix_part_count(preq, c, 1);
     if (0 != e) {
         if (copy && mpix_part_rtr(preq, e)) {
@@ -618,7 +633,7 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
     __syncwarp(group);
     if (!copy) {
         if (lane == leader) {
-            mpix_part_fence_gpu();
+            mpix_part_release(c, __popc(group));
             if (0 != (e = mpix_part_count(preq, c, __popc(group)))) {
                 mpix_part_mark(preq, partition, e);
             }
@@ -626,7 +641,7 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
         return 0;
     }
     if (lane == leader) {
-        mpix_part_fence_gpu();
+        mpix_part_release(c, __popc(group));
         e = mpix_part_count(preq, c, __popc(group));
         if (0 != e && !mpix_part_rtr(preq, e)) {
             e |= MPIX_PREQUEST_MARK_HOST;
@@ -677,7 +692,7 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     __syncthreads();
     if (!copy) {
         if (0 == rank) { /* one fence for the block, as in the warp level */
-            mpix_part_fence_gpu();
+            mpix_part_release(c, size);
             if (0 != (e = mpix_part_count(preq, c, size))) {
                 mpix_part_mark(preq, partition, e);
             }
@@ -685,7 +700,7 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
         return 0;
     }
     if (0 == rank) {
-        mpix_part_fence_gpu();
+        mpix_part_release(c, size);
         e = mpix_part_count(preq, c, size);
         if (0 != e && rtr < e && !mpix_part_rtr(preq, e)) {
             e |= MPIX_PREQUEST_MARK_HOST;
