@@ -233,6 +233,18 @@ __device__ static inline void mpix_part_fence_gpu(void)
 #endif
 }
 
+/* System-scope fence, acquire and release: orders data before words that
+ * another GPU or the host reads; lighter than __threadfence_system's
+ * sequentially consistent fence. */
+__device__ static inline void mpix_part_fence_sys(void)
+{
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+#else
+    __threadfence_system();
+#endif
+}
+
 /* The transport group of partition p, of groups of 2^s of `parts`
  * partitions: its first partition; returns how many partitions it has (the
  * last group may be short). */
@@ -350,11 +362,7 @@ __device__ static __noinline__ bool mpix_part_epoch_count(struct mpix_prequest_s
     if (0 != (v >> 32)) {
         return false;
     }
-#if __CUDA_ARCH__ >= 700
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
-#else
-    __threadfence_system();
-#endif
+    mpix_part_fence_sys();
     return true;
 }
 
@@ -562,7 +570,7 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
     if (preq->mark_gpu_scope) {
         mpix_part_fence_gpu();
     } else {
-        asm volatile("fence.acq_rel.sys;" ::: "memory");
+        mpix_part_fence_sys();
     }
 #else
     __threadfence_system();

@@ -11,13 +11,13 @@ here=$(pwd); out=$1; mkdir -p "$out"
 . /tmp/part-ucx-node/part-ucx/env.sh; . "$here/bench/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 export OMPI_MCA_mca_base_component_show_load_errors=0 CUDA_DEVICE_MAX_CONNECTIONS=32
-d=$(dirname "$here/bench/results/h200x1-stream/hrtt-trace/x")
+d=$here/bench/results/h200x1-stream/hrtt-trace
 t=/tmp/trc; rm -rf $t; mkdir -p $t
 plugin=$(find "$(dirname "$(command -v mpirun)")/.." -name part_ucx_device.so | head -1)
 echo "plugin: $plugin"
 cp "$plugin" $t/plugin-orig.so
 mkdir -p $t/oldsrc/bench
-cp "$here/.bundle/old/part_ucx_device.cu" "$here/bench/b_stream.cu" $t/oldsrc/
+cp "$here/.bundle/old/part_ucx_device.cu" $t/oldsrc/
 cp "$here/bench/b_stream.cu" $t/oldsrc/bench/
 for v in old new; do
     h=$here; s=$here; [ $v = old ] && h=$here/.bundle/old && s=$t/oldsrc
