@@ -124,8 +124,11 @@ int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
 {
     int two = mca_part_ucx_module.params.coll_gpu_twoshot_bytes;
 
-    if (MCA_PART_UCX_GCOLL_ALLREDUCE == kind && n > 2 && two > 0 && bytes >= (uint64_t) two) {
-        return MCA_PART_UCX_GCOLL_ALLREDUCE2; /* each rank moves 2 (n - 1) / n of the data */
+    /* Two-shot: each rank moves 2 (n - 1) / n of the data, and the ranks
+     * together read and write less than one-shot's n reads of everything:
+     * on two ranks too, where each reads half instead of all of it. */
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE == kind && n > 1 && two > 0 && bytes >= (uint64_t) two) {
+        return MCA_PART_UCX_GCOLL_ALLREDUCE2;
     }
     return kind;
 }

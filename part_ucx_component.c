@@ -234,7 +234,7 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_blocks);
     mca_part_ucx_var("coll_gpu_twoshot_bytes",
-        "GPU engine: an allreduce on three or more ranks of at least this many bytes is "
+        "GPU engine: an allreduce of at least this many bytes is "
         "two-shot (each rank reduces a slice and stores it into every result), smaller "
         "ones one-shot (0: always one-shot)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
