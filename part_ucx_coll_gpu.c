@@ -342,16 +342,17 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     /* units: at least the parameter's, but few enough that the fixed cost
      * of a unit (waits, system-scope fences) stays small beside its data:
      * one a block for large data (up to 1 MiB each), and for small data no
-     * more than four, up to four times the parameter each; more units add
-     * up their fixed costs faster than their parallelism pays
-     * (bench/run-coll-blocks.sh); a multiple of 16 bytes, and so of every
-     * element size */
+     * more than eight, up to four times the parameter each; more units add
+     * up their fixed costs faster than their parallelism pays, fewer leave
+     * a unit's move to too few blocks (bench/run-coll-blocks.sh; eight
+     * against four: bench/results/h200x1-coll/units8-ab); a multiple of 16
+     * bytes, and so of every element size */
     /* parameters below their least (negative ones too) count as it */
     param_unit = (m->params.coll_gpu_unit_bytes < 16) ? 16
                                                       : (size_t) m->params.coll_gpu_unit_bytes;
     g->blocks = (m->params.coll_gpu_blocks < 1) ? 1 : (unsigned) m->params.coll_gpu_blocks;
     unit = mca_part_ucx_gcoll_max(param_unit, total / (size_t) g->blocks);
-    unit = mca_part_ucx_gcoll_max(unit, (total / 4 < 4 * param_unit) ? total / 4 : 4 * param_unit);
+    unit = mca_part_ucx_gcoll_max(unit, (total / 8 < 4 * param_unit) ? total / 8 : 4 * param_unit);
     unit = (unit > MCA_PART_UCX_GCOLL_UNIT_MAX && param_unit <= MCA_PART_UCX_GCOLL_UNIT_MAX)
                ? MCA_PART_UCX_GCOLL_UNIT_MAX : unit;
     unit = (mca_part_ucx_gcoll_max(16, unit) + 15) & ~(size_t) 15;
