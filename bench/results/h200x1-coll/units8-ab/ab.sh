@@ -31,19 +31,4 @@ for round in 1 2; do
     done
 done
 echo quit | nvidia-cuda-mps-control
-python3 - "$out/ab.txt" <<'PY' | tee "$out/ab-table.txt"
-import sys, collections
-t = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    f = line.strip().split(',')
-    if len(f) < 8 or f[3] != 'gallreduce':
-        continue
-    t[(f[2], f[4], int(f[5]), f[0])].append(float(f[7]))
-keys = sorted({k[:3] for k in t})
-print('%-5s %-22s %7s %18s %18s %7s' % ('np', 'variant', 'grid', 'old us', 'new us', 'new/old'))
-for k in keys:
-    a, b = t.get(k + ('old',), []), t.get(k + ('new',), [])
-    r = (min(b) / min(a)) if a and b else float('nan')
-    print('%-5s %-22s %7d %18s %18s %7.3f' % (k[0], k[1], k[2], ' / '.join('%.2f' % x for x in a),
-                                              ' / '.join('%.2f' % x for x in b), r))
-PY
+python3 "$(dirname "$0")/../ab_coll_table.py" "$out/ab.txt" old new | tee "$out/ab-table.txt"
