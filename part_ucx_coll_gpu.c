@@ -467,6 +467,16 @@ void mca_part_ucx_gcoll_release(mca_part_ucx_coll_t *c)
     c->gcoll = NULL;
 }
 
+/* An epoch the engine runs, in the MPI_T counters (tests tell from them
+ * which engine and algorithm ran). */
+static void mca_part_ucx_gcoll_count(const mca_part_ucx_gcoll_t *g)
+{
+    mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS, 1);
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == g->args.kind) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_TWOSHOT, 1);
+    }
+}
+
 /* The kernel goes to the GPU after the application's producing kernels
  * were launched, not at the start: with CUDA's lazy loading (the default)
  * a kernel's first launch waits for the GPU to go idle, which a running
@@ -491,7 +501,7 @@ int mca_part_ucx_gcoll_launch(mca_part_ucx_coll_t *c)
         return OMPI_SUCCESS;
     }
     g->pending = 0;
-    mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS, 1);
+    mca_part_ucx_gcoll_count(g);
     return (0 == c->gpu->gcoll(&g->args, g->dargs, epoch, NULL, g->blocks, c->stream, 0))
                ? OMPI_SUCCESS : OMPI_ERROR;
 }
@@ -515,7 +525,7 @@ int mca_part_ucx_gcoll_join(mca_part_ucx_coll_t *c, void *stream)
 {
     mca_part_ucx_gcoll_t *g = c->gcoll;
 
-    mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS, 1); /* graphs: once per capture */
+    mca_part_ucx_gcoll_count(g); /* graphs: once per capture */
     if (0 != c->gpu->stream_wait_event(c->stream, g->fork) ||
         0 != c->gpu->gcoll(&g->args, g->dargs, g->enq_epoch, g->enq_word, g->blocks, c->stream,
                            0) ||

@@ -41,6 +41,9 @@ static const struct {
     [MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS] = {"coll_gpu_epochs",
         "Epochs of partitioned collectives run by the GPU engine (one kernel an epoch, "
         "within a node)"},
+    [MCA_PART_UCX_PVAR_COLL_GPU_TWOSHOT] = {"coll_gpu_twoshot_epochs",
+        "Of the GPU engine's epochs, those of two-shot allreduces (each rank reduces a slice "
+        "and stores it into every rank's result)"},
 };
 
 static int mca_part_ucx_pvar_read(const mca_base_pvar_t *pvar, void *value, void *obj)

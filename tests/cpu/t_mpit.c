@@ -9,18 +9,19 @@
  *            ready-to-receive as a message that may ride on partitions
  *            (one epoch ahead)
  *   -p N partitions, -c N int32 elements each, -e N epochs
- * Then a partitioned allreduce on host buffers: the GPU engine's counter
- * (part_ucx_coll_gpu_epochs) must not move.
+ * Then a partitioned allreduce on host buffers: the GPU engine's counters
+ * (part_ucx_coll_gpu_epochs, part_ucx_coll_gpu_twoshot_epochs) must not
+ * move.
  */
 #include "../tutil.h"
 #include <mpix_part.h>
 
-enum { PUT, AM, HCOPY, KCOPY, BYTES, HELD, RIDING, ALONE, UNEXP, GCOLL, NV };
+enum { PUT, AM, HCOPY, KCOPY, BYTES, HELD, RIDING, ALONE, UNEXP, GCOLL, GCOLL2, NV };
 static const char *const names[NV] = {
     "part_ucx_parts_put",  "part_ucx_parts_am",   "part_ucx_parts_host_copy",
     "part_ucx_parts_kernel_copy", "part_ucx_bytes_sent", "part_ucx_parts_held",
     "part_ucx_rtr_riding", "part_ucx_rtr_alone",  "part_ucx_setup_unexpected",
-    "part_ucx_coll_gpu_epochs",
+    "part_ucx_coll_gpu_epochs", "part_ucx_coll_gpu_twoshot_epochs",
 };
 static MPI_T_pvar_handle handles[NV];
 static MPI_T_pvar_session session;
@@ -176,6 +177,8 @@ int main(int argc, char **argv)
     t_read(v3);
     T_CHECK(v3[GCOLL] == v2[GCOLL], "%llu GPU-engine epochs on host buffers",
             v3[GCOLL] - v2[GCOLL]);
+    T_CHECK(v3[GCOLL2] == v2[GCOLL2], "%llu two-shot GPU-engine epochs on host buffers",
+            v3[GCOLL2] - v2[GCOLL2]);
 
     /* 3: stopped handles keep their values */
     for (int i = 0; i < NV; ++i) {

@@ -14,7 +14,9 @@
  *   -E  GPU error cases (MPI_MAXLOC, non-contiguous type) first
  *   -G 1|0  the collective ran (1) or did not run (0) on the GPU engine
  *       (MPI_T counter part_ucx_coll_gpu_epochs: at least one epoch a rank,
- *       or none) */
+ *       or none); -G 2: on the GPU engine, two-shot (every epoch counted in
+ *       part_ucx_coll_gpu_twoshot_epochs too); -G 3: on the GPU engine, not
+ *       two-shot (none counted there) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -242,16 +244,20 @@ static void errors(int parts, int count)
     CUDA(cudaFree(buf));
 }
 
-/* The GPU engine's epoch counter, from now on. */
+/* The GPU engine's epoch counters (all, two-shot), from now on. */
 static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *handle)
 {
+    static const char *const names[2] = {"part_ucx_coll_gpu_epochs",
+                                          "part_ucx_coll_gpu_twoshot_epochs"};
     int provided, index, n = 0;
 
     T_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    T_MPI(MPI_T_pvar_get_index("part_ucx_coll_gpu_epochs", MPI_T_PVAR_CLASS_COUNTER, &index));
     T_MPI(MPI_T_pvar_session_create(session));
-    T_MPI(MPI_T_pvar_handle_alloc(*session, index, NULL, handle, &n));
-    T_MPI(MPI_T_pvar_start(*session, *handle));
+    for (int i = 0; i < 2; ++i) {
+        T_MPI(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &index));
+        T_MPI(MPI_T_pvar_handle_alloc(*session, index, NULL, &handle[i], &n));
+        T_MPI(MPI_T_pvar_start(*session, handle[i]));
+    }
 }
 
 int main(int argc, char **argv)
@@ -290,16 +296,22 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     if (o.errors) errors(o.parts, o.count);
     MPI_T_pvar_session session;
-    MPI_T_pvar_handle handle;
-    if (engine >= 0) gpu_epochs_begin(&session, &handle);
+    MPI_T_pvar_handle handle[2];
+    if (engine >= 0) gpu_epochs_begin(&session, handle);
     if (dbl) run<double>(o, MPI_DOUBLE);
     else run<int>(o, MPI_INT);
     if (engine >= 0) {
-        unsigned long long n = 0;
-        T_MPI(MPI_T_pvar_read(session, handle, &n));
+        unsigned long long n = 0, two = 0;
+        T_MPI(MPI_T_pvar_read(session, handle[0], &n));
+        T_MPI(MPI_T_pvar_read(session, handle[1], &two));
         T_CHECK(engine ? n > 0 : 0 == n, "%llu epochs on the GPU engine, expected %s", n,
                 engine ? "some" : "none");
-        T_MPI(MPI_T_pvar_handle_free(session, &handle));
+        T_CHECK(2 != engine || two == n, "%llu of %llu GPU-engine epochs two-shot, expected all",
+                two, n);
+        T_CHECK(3 != engine || 0 == two, "%llu of %llu GPU-engine epochs two-shot, expected none",
+                two, n);
+        T_MPI(MPI_T_pvar_handle_free(session, &handle[0]));
+        T_MPI(MPI_T_pvar_handle_free(session, &handle[1]));
         T_MPI(MPI_T_pvar_session_free(&session));
         T_MPI(MPI_T_finalize());
     }
