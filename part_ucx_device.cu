@@ -33,6 +33,20 @@ static int check(cudaError_t err)
     return 0;
 }
 
+/* System-scope fence, acquire and release, for the plugin's kernels (the
+ * GPU engine's too): orders data before words another GPU or the host
+ * reads; lighter than __threadfence_system's sequentially consistent
+ * fence. The plugin does not include mpix_part_device.h (the application's
+ * header, with its mpix_part_fence_sys). */
+__device__ static inline void part_fence_sys(void)
+{
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+#else
+    __threadfence_system();
+#endif
+}
+
 template <typename T, int OP> struct part_op;
 template <typename T> struct part_op<T, MCA_PART_UCX_OP_MAX> {
     __device__ static T f(T a, T b) { return a > b ? a : b; }
@@ -393,11 +407,7 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
      * it before the done word). Before the starts' stores, so that it
      * need not wait for them: the kernel's end orders them before the
      * stream's later work, and the bookkeeping below is this process's. */
-#if __CUDA_ARCH__ >= 700
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
-#else
-    __threadfence_system();
-#endif
+    part_fence_sys();
 #pragma unroll
     for (i = 0; i < PART_STARTS_MAX; ++i) {
         if (i < st.n) {

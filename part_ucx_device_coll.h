@@ -9,7 +9,8 @@
 
 /*
  * The GPU engine's kernel (mca_part_ucx_gcoll_args_t, part_ucx_device.h):
- * CUDA code, included by part_ucx_device.cu only (after part_op).
+ * CUDA code, included by part_ucx_device.cu only (after part_op and
+ * part_fence_sys).
  *
  * One kernel an epoch. Its blocks take the transport partitions in turn
  * (t = blockIdx.x, + gridDim.x, ...), and for each:
@@ -46,15 +47,6 @@
 
 #define GCOLL_THREADS 512
 
-__device__ static inline void gcoll_fence_sys(void)
-{
-#if __CUDA_ARCH__ >= 700
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
-#else
-    __threadfence_system();
-#endif
-}
-
 /* Between this rank's and the peers' words (and this kernel's blocks). */
 __device__ static inline void gcoll_fence(const mca_part_ucx_gcoll_args_t &a)
 {
@@ -64,7 +56,7 @@ __device__ static inline void gcoll_fence(const mca_part_ucx_gcoll_args_t &a)
         return;
     }
 #endif
-    gcoll_fence_sys();
+    part_fence_sys();
 }
 
 __device__ static inline void gcoll_nap(void)
@@ -186,7 +178,7 @@ __device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a
     for (uint64_t u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
         for (unsigned i = 0; ready[u] < e; ++i) {
             if (0 == (i & 15) && a.host_ready[u] >= e) {
-                gcoll_fence_sys(); /* the data the host saw ready before the word */
+                part_fence_sys(); /* the data the host saw ready before the word */
                 ready[u] = e;
                 break;
             }
@@ -253,7 +245,7 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
         uint64_t last = ((u + 1) * a.user_bytes - 1) / a.unit_bytes;
         unsigned long long units = last - first + 1;
         if (atomicAdd(gcoll_count(a, u), 1ull) + 1 == e * units) {
-            gcoll_fence_sys(); /* the other units' results, seen through the count */
+            part_fence_sys(); /* the other units' results, seen through the count */
             a.done[u] = e;
         }
     }
@@ -470,7 +462,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         gcoll_fence(a); /* this block's words before the count */
         if (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x) {
             atomicExch(a.blocks_done, 0u);
-            gcoll_fence_sys(); /* the other blocks' words, seen through the count */
+            part_fence_sys(); /* the other blocks' words, seen through the count */
             *a.finished = e;
             if (0 == epoch_arg) {
                 /* complete, and the epoch the stream's next start takes,
