@@ -178,11 +178,13 @@ struct mpix_prequest_s {
     unsigned long long done_dev;
     unsigned long long groups_done;
     uint32_t groups;
-    /* 1 where only threads of this GPU read the ready words (a GPU-engine
-     * collective whose ranks all share the GPU): a mark then releases the
-     * data at GPU scope. It fills what was padding, and 0 means system
-     * scope, so headers and libraries of layout 3 with and without it
-     * still work together. */
+    /* 1 where the data stays in this GPU's memory and only threads of this
+     * GPU read it and the words (a GPU-engine collective whose ranks all
+     * share the GPU; a kernel copy into the buffer of a receiver on this
+     * GPU): a mark, and the count that completes an epoch, then release
+     * and acquire at GPU scope. It fills what was padding, and 0 means
+     * system scope, so headers and libraries of layout 3 with and without
+     * it still work together. */
     uint32_t mark_gpu_scope;
     /* The receiver's ready-to-receive in its GPU memory, written by its
      * stream (NULL: none), read before the host-memory word rtr. */
@@ -243,6 +245,18 @@ __device__ static inline void mpix_part_fence_sys(void)
 #else
     __threadfence_system();
 #endif
+}
+
+/* The release of a complete transport group, and the acquire of the group
+ * that completes an epoch: at GPU scope where the request says every
+ * reader is on this GPU (mark_gpu_scope). */
+__device__ static inline void mpix_part_fence_mark(const struct mpix_prequest_s *preq)
+{
+    if (preq->mark_gpu_scope) {
+        mpix_part_fence_gpu();
+    } else {
+        mpix_part_fence_sys();
+    }
 }
 
 /* The transport group of partition p, of groups of 2^s of `parts`
@@ -362,7 +376,7 @@ __device__ static __noinline__ bool mpix_part_epoch_count(struct mpix_prequest_s
     if (0 != (v >> 32)) {
         return false;
     }
-    mpix_part_fence_sys();
+    mpix_part_fence_mark(preq);
     return true;
 }
 
@@ -566,15 +580,7 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
     uint32_t groups = preq->groups;
     bool done;
 
-#if __CUDA_ARCH__ >= 700
-    if (preq->mark_gpu_scope) {
-        mpix_part_fence_gpu();
-    } else {
-        mpix_part_fence_sys();
-    }
-#else
-    __threadfence_system();
-#endif
+    mpix_part_fence_mark(preq);
     /* The words streams wait on (GPU memory) first, the host-memory words
      * after them with no fence of their own: a system fence waits until
      * every earlier store has reached its memory, and a store to host

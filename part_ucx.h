@@ -114,6 +114,7 @@ typedef struct mca_part_ucx_params_t {
     int gpu_eager_bytes;            /* GPU data without a cuda_ipc mapping: eager up to this */
     bool device_arrivals;           /* kernel copy: kernels set the receiver's flags */
     bool device_rtr_cache;          /* kernel copy: receiver-ready word cached on the GPU */
+    bool device_gpu_scope_fences;   /* kernel copy within one GPU: GPU-scope fences */
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
     bool stream_kernel_ops;         /* enqueued starts and waits: kernels, not memory operations */
     int stream_graph_start;         /* mca_part_ucx_graph_start_t */

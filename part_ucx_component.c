@@ -268,6 +268,12 @@ static int mca_part_ucx_component_register(void)
         "the others a copy in GPU memory",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->device_rtr_cache);
+    mca_part_ucx_var("device_gpu_scope_fences",
+        "Kernel copy where the receive buffer, the sender's kernels and the receiver all "
+        "are on one GPU (ranks sharing it, CUDA MPS): GPU-scope fences in the kernels' "
+        "MPIX_Pready and in the receiver's waits; 0: system scope always, as between GPUs",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->device_gpu_scope_fences);
     mca_part_ucx_var("stream_kernel_ops",
         "MPIX_Start_enqueue and MPIX_Wait_enqueue of epochs without a host: one-thread "
         "kernels write and wait for the epoch instead of stream memory operations (which "

@@ -55,6 +55,12 @@ struct mca_part_ucx_peer_t {
 };
 
 #define MCA_PART_UCX_ACK_AHEAD 2u
+/* The answer's flags: the receive buffer is in the memory of the GPU the
+ * setup record named (src_gpu), which the receiver's threads run on too:
+ * the sender's kernels may release their stores into it at GPU scope
+ * (part_ucx_device_gpu_scope_fences). Only the receiver's own data depends
+ * on it. */
+#define MCA_PART_UCX_ACK_SAME_GPU 1u
 
 /* Sender -> receiver, once per MPI_Psend_init. */
 typedef struct mca_part_ucx_setup_msg_t {
@@ -108,7 +114,7 @@ typedef struct mca_part_ucx_ack_msg_t {
     uint64_t words_addr;            /* exposed buffer: the receiver's stream words in its
                                      * GPU memory (MCA_PART_UCX_RECV_WORDS), 0: none */
     uint32_t words_rkey_len;
-    uint32_t reserved;
+    uint32_t flags;                 /* MCA_PART_UCX_ACK_SAME_GPU */
     uint8_t rkeys[];                /* buf rkey, flags rkey, then words rkey */
 } mca_part_ucx_ack_msg_t;
 

@@ -47,6 +47,17 @@ __device__ static inline void part_fence_sys(void)
 #endif
 }
 
+/* The same at GPU scope: where the writer of what the fence orders runs
+ * on this GPU and wrote into its memory (MCA_PART_UCX_WAIT_GPU_SCOPE). */
+__device__ static inline void part_fence_gpu(void)
+{
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+    __threadfence();
+#endif
+}
+
 template <typename T, int OP> struct part_op;
 template <typename T> struct part_op<T, MCA_PART_UCX_OP_MAX> {
     __device__ static T f(T a, T b) { return a > b ? a : b; }
@@ -387,9 +398,9 @@ struct part_starts {
  * host memory takes about a microsecond: this request's is the one after
  * e, another's its pair's (its own wait, earlier on the stream, advanced
  * it). The pairs' bookkeeping follows, for this stream's later work and
- * the host after a synchronisation. */
+ * the host after a synchronisation. gpu_scope: MCA_PART_UCX_WAIT_GPU_SCOPE. */
 __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoch,
-                          uint64_t value, part_starts st)
+                          uint64_t value, part_starts st, int gpu_scope)
 {
     uint64_t e = (NULL != epoch) ? epoch[1] : value, v[PART_STARTS_MAX];
     unsigned i;
@@ -407,7 +418,11 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
      * it before the done word). Before the starts' stores, so that it
      * need not wait for them: the kernel's end orders them before the
      * stream's later work, and the bookkeeping below is this process's. */
-    part_fence_sys();
+    if (gpu_scope) {
+        part_fence_gpu();
+    } else {
+        part_fence_sys();
+    }
 #pragma unroll
     for (i = 0; i < PART_STARTS_MAX; ++i) {
         if (i < st.n) {
@@ -431,8 +446,10 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
 static bool wait_memop = true;
 
 static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t value,
-                           int kernel)
+                           int flags)
 {
+    bool kernel = 0 != (flags & MCA_PART_UCX_WAIT_KERNEL);
+
     /* No CU_STREAM_WAIT_VALUE_FLUSH (not every platform has it): writers
      * release their data with a system-scope fence before the word. */
     if (!kernel && wait_memop && 0 == driver_calls() &&
@@ -443,7 +460,8 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
     if (!kernel) {
         wait_memop = false; /* the driver refused it */
     }
-    part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(addr, NULL, value, part_starts{});
+    part_wait<<<1, 1, 0, (cudaStream_t) stream>>>(addr, NULL, value, part_starts{},
+                                                  0 != (flags & MCA_PART_UCX_WAIT_GPU_SCOPE));
     return check(cudaGetLastError());
 }
 
@@ -470,6 +488,7 @@ static __thread struct {
     cudaGraphNode_t node;       /* NULL: none */
     const volatile uint64_t *done;
     volatile uint64_t *epoch;
+    int gpu_scope;
     part_starts st;             /* the starts joined so far */
 } last_wait;
 
@@ -508,7 +527,7 @@ static int start_join_wait(cudaStream_t s, const part_starts &st)
     unsigned long long id;
     cudaGraphNode_t tail;
     uint64_t value = 0;
-    void *args[4];
+    void *args[5];
     unsigned i;
 
     if (NULL == last_wait.node || joined.n + st.n > PART_STARTS_MAX ||
@@ -523,6 +542,7 @@ static int start_join_wait(cudaStream_t s, const part_starts &st)
     args[1] = (void *) &last_wait.epoch;
     args[2] = &value;
     args[3] = &joined;
+    args[4] = &last_wait.gpu_scope;
     p.func = (void *) part_wait;
     p.gridDim = dim3(1);
     p.blockDim = dim3(1);
@@ -593,18 +613,20 @@ static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsi
 }
 
 static int dev_stream_wait_counted(void *stream, const volatile uint64_t *done,
-                                   volatile uint64_t *epoch)
+                                   volatile uint64_t *epoch, int flags)
 {
     cudaStream_t s = (cudaStream_t) stream;
+    int gpu_scope = 0 != (flags & MCA_PART_UCX_WAIT_GPU_SCOPE);
 
     last_wait.node = NULL;
-    part_wait<<<1, 1, 0, s>>>(done, epoch, 0, part_starts{});
+    part_wait<<<1, 1, 0, s>>>(done, epoch, 0, part_starts{}, gpu_scope);
     if (0 != check(cudaGetLastError())) {
         return -1;
     }
     if (capture_tail(s, &last_wait.capture, &last_wait.node)) {
         last_wait.done = done; /* the wait just captured, which starts may join */
         last_wait.epoch = epoch;
+        last_wait.gpu_scope = gpu_scope;
         last_wait.st = part_starts{};
     } else {
         last_wait.node = NULL;

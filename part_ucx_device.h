@@ -22,12 +22,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 10
+#define MCA_PART_UCX_DEVICE_ABI 11
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
 #define MCA_PART_UCX_START_KERNEL 1
 #define MCA_PART_UCX_START_JOIN 2
+/* A wait's flags: a one-thread kernel waits (stream_wait); the data its
+ * word releases was written on this GPU, into this GPU's memory: the
+ * kernel acquires it at GPU scope (part_ucx_device_gpu_scope_fences). */
+#define MCA_PART_UCX_WAIT_KERNEL    1
+#define MCA_PART_UCX_WAIT_GPU_SCOPE 2
 
 /* Element types the reduction kernels know. */
 typedef enum {
@@ -138,12 +143,12 @@ typedef struct mca_part_ucx_device_ops_t {
     int (*stream_write)(void *stream, unsigned n, volatile uint64_t *const *addrs,
                         const uint64_t *values, int kernel);
     /* the stream goes on once *addr >= value: a stream memory operation,
-     * or with `kernel` (or where the driver has no 64-bit waits) a
-     * one-thread kernel. A memory operation waiting stalls the hardware
+     * or with MCA_PART_UCX_WAIT_KERNEL in `flags` (or where the driver has
+     * no 64-bit waits) a one-thread kernel. A memory operation waiting stalls the hardware
      * queue the stream shares with others (CUDA_DEVICE_MAX_CONNECTIONS):
      * where this process's own GPU work must run for the wait to end, only
      * kernels are safe, for the wait and for the writes after it. */
-    int (*stream_wait)(void *stream, const volatile uint64_t *addr, uint64_t value, int kernel);
+    int (*stream_wait)(void *stream, const volatile uint64_t *addr, uint64_t value, int flags);
     /* For graphs, whose replays repeat the values captured: the stream
      * counts the epochs itself, in a pair of words of host memory mapped
      * for the GPU: epoch[1] the epoch of the next start (of the current
@@ -159,11 +164,12 @@ typedef struct mca_part_ucx_device_ops_t {
      * MCA_PART_UCX_START_JOIN, a start captured right after a counted
      * wait of the same thread's capture (nothing on the stream between
      * them) is made by that wait's kernel once it has waited, epoch[0]
-     * included: no node of its own. */
+     * included: no node of its own. The wait's `flags` as stream_wait's
+     * (its kernel is always one). */
     int (*stream_start_counted)(void *stream, volatile uint64_t *epoch, unsigned n,
                                 volatile uint64_t *const *addrs, int how);
     int (*stream_wait_counted)(void *stream, const volatile uint64_t *done,
-                               volatile uint64_t *epoch);
+                               volatile uint64_t *epoch, int flags);
     /* The calling thread works on GPU `device` (its primary context): UCX's
      * CUDA transports need a current context on a progress thread. */
     int (*set_device)(int device);

@@ -179,6 +179,7 @@ void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev
         w->done = words + MCA_PART_UCX_DEV_DONE;
         w->done_dev = (volatile uint64_t *) &d->dptr->done_dev;
     }
+    w->gpu_scope = 0 != d->host.mark_gpu_scope;
 }
 
 static void mca_part_ucx_devreq_start(mca_part_ucx_request_t *req)
@@ -484,6 +485,13 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
     d->host.src = sreq->super.data;
     d->host.dst = dst;
     d->host.part_bytes = req->part_bytes;
+    /* Where the stores stay in this GPU's memory and every thread that
+     * reads them runs on this GPU, a GPU-scope fence releases them: the
+     * receiver's threads acquire at that scope, and its host only learns of
+     * an epoch through words that send it to GPU work, which reads this
+     * GPU's memory through its L2 like the stores. */
+    d->host.mark_gpu_scope = sreq->receiver_same_gpu &&
+                             mca_part_ucx_module.params.device_gpu_scope_fences;
     /* The receiver's flags in its shared memory: the kernels set them too,
      * and the host sends no arrivals (mca_part_ucx_devreq_sets_arrivals). */
     d->host.rtr_cache = mca_part_ucx_module.params.device_rtr_cache;

@@ -32,6 +32,7 @@ typedef struct mca_part_ucx_dev_words_t {
     volatile uint64_t *started_dev;
     volatile uint64_t *done;
     volatile uint64_t *done_dev;
+    bool gpu_scope; /* the kernels release at GPU scope (mark_gpu_scope) */
 } mca_part_ucx_dev_words_t;
 
 void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev_words_t *w);

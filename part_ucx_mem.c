@@ -293,6 +293,15 @@ uint64_t mca_part_ucx_gpu_id(void)
             (uint64_t) pci.device_id << 8 | (uint64_t) pci.function_id) + 1;
 }
 
+bool mca_part_ucx_on_this_gpu(const void *buf)
+{
+    uint64_t flags;
+    int dev = -1, cur;
+
+    return NULL != buf && opal_accelerator.check_addr(buf, &dev, &flags) > 0 &&
+           OPAL_SUCCESS == opal_accelerator.get_device(&cur) && dev == cur;
+}
+
 int mca_part_ucx_mem_map_gpu(void *addr, size_t len, ucp_mem_h *memh)
 {
     ucp_mem_map_params_t params = {0};

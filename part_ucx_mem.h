@@ -64,6 +64,8 @@ void mca_part_ucx_devmem_free(void *ptr, size_t size, int dev_id);
  * number, so that two processes can tell whether they share a GPU; 0 where
  * there is none or it is unknown. */
 uint64_t mca_part_ucx_gpu_id(void);
+/* Whether buf is in the memory of this thread's current GPU. */
+bool mca_part_ucx_on_this_gpu(const void *buf);
 void mca_part_ucx_mem_fini(void);
 
 END_C_DECLS

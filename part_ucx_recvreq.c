@@ -542,6 +542,7 @@ int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_rec
     w->rtr_dev = rreq->words;
     w->done_dev = rreq->words + 1;
     w->same_gpu = rreq->sender_same_gpu;
+    w->gpu_scope = rreq->same_gpu_data && mca_part_ucx_module.params.device_gpu_scope_fences;
     return OMPI_SUCCESS;
 }
 
@@ -640,6 +641,7 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     ack->rreq_cookie = req->cookie;
     ack->am = (rreq->super.am ? 1u : 0u) | (rreq->super.ahead ? MCA_PART_UCX_ACK_AHEAD : 0u);
     ack->error = error;
+    ack->flags = rreq->same_gpu_data ? MCA_PART_UCX_ACK_SAME_GPU : 0u;
     ack->parts = req->parts;
     ack->total_bytes = req->total_bytes;
     ack->buf_addr = (uint64_t) (uintptr_t) rreq->super.data;
@@ -884,6 +886,8 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
                                                                   &rreq->buf_memh));
         rreq->sender_stream_only = 0 != (msg->src_device & MCA_PART_UCX_SRC_STREAM_ONLY);
         rreq->sender_same_gpu = 0 != msg->src_gpu && mca_part_ucx_gpu_id() == msg->src_gpu;
+        rreq->same_gpu_data = rreq->sender_same_gpu &&
+                              mca_part_ucx_on_this_gpu(rreq->super.data);
         if (rreq->exposed && rreq->shared_flags &&
             (msg->src_device & MCA_PART_UCX_SRC_KERNEL_COPY)) {
             mca_part_ucx_recv_words(req);

@@ -170,6 +170,7 @@ struct mca_part_ucx_request_t {
     uint64_t enq_epoch;
     mca_part_ucx_link_t drive_link; /* the module's driven list */
     const volatile uint64_t *stream_wait; /* what the stream waits on (GPU memory) */
+    bool stream_wait_gpu_scope;     /* and acquires at GPU scope (MCA_PART_UCX_WAIT_GPU_SCOPE) */
     const volatile uint64_t *stream_done;
     const volatile uint64_t *stream_epoch;
     void *stream_event;
@@ -239,6 +240,7 @@ typedef struct mca_part_ucx_sendreq_t {
     ucp_rkey_h words_rkey;
     const volatile uint64_t *peer_rtr; /* kernel copy: the receiver's ready-to-receive word
                                         * (its shared flags, mapped here), NULL: none */
+    bool receiver_same_gpu;         /* MCA_PART_UCX_ACK_SAME_GPU */
     mca_part_ucx_block_t rtr_block; /* receiver writes the epoch it is ready for */
     volatile uint64_t *part_state;  /* MCA_PART_UCX_QUEUED / MCA_PART_UCX_ISSUED */
     opal_atomic_int64_t queued;     /* partitions waiting for the receiver */
@@ -263,6 +265,8 @@ typedef struct mca_part_ucx_recvreq_t {
     bool exposed;                   /* GPU buffer mapped for the sender's kernels */
     bool sender_stream_only;        /* MCA_PART_UCX_SRC_STREAM_ONLY */
     bool sender_same_gpu;           /* the send buffer is on this GPU (ranks sharing it) */
+    bool same_gpu_data;             /* and so is this buffer: the sender's kernels' stores
+                                     * stay in this GPU's memory (MCA_PART_UCX_ACK_SAME_GPU) */
     bool shared_flags;              /* flags_block in shared memory mapped for the GPU, with
                                      * the two words of MCA_PART_UCX_RECV_RTR_WORD after them */
     uint64_t *words;                /* exposed: MCA_PART_UCX_RECV_WORDS words of GPU memory */
@@ -477,6 +481,9 @@ typedef struct mca_part_ucx_recv_words_t {
     volatile uint64_t *rtr, *done;
     volatile uint64_t *rtr_dev, *done_dev;
     bool same_gpu; /* the sender's kernels run on this GPU */
+    /* and store into this GPU's memory: a wait acquires their data at GPU
+     * scope (part_ucx_device_gpu_scope_fences) */
+    bool gpu_scope;
 } mca_part_ucx_recv_words_t;
 int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_recv_words_t *w);
 

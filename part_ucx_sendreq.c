@@ -747,6 +747,7 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
     sreq->remote_stride = ack->buf_stride;
     sreq->remote_buf = ack->buf_addr;
     sreq->remote_flags = ack->flags_addr;
+    sreq->receiver_same_gpu = 0 != (ack->flags & MCA_PART_UCX_ACK_SAME_GPU);
     if (ack->am) {
         /* The receiver asked for active messages: no keys needed. */
         p2p->am = true;

@@ -133,6 +133,8 @@ typedef struct mca_part_ucx_stream_plan_t {
     volatile uint64_t *start[4];     /* words a start sets to the epoch */
     uint64_t value[4];               /* kernels == 1: what it sets them to instead */
     const volatile uint64_t *wait;   /* the stream's: complete once >= the epoch (NULL: none) */
+    bool wait_gpu_scope;             /* its writer released the epoch's data at GPU scope,
+                                      * on this GPU: MCA_PART_UCX_WAIT_GPU_SCOPE */
     const volatile uint64_t *done;   /* the same, in host memory for MPI_Wait */
     /* The start's words are written before the epoch can complete (the
      * peer or this side's kernels wait for the last of them): no event
@@ -204,6 +206,7 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
         plan->start[plan->n++] = w->started_dev;
         plan->start_implied = true; /* its kernels, after both, complete the epoch */
         plan->wait = w->done_dev;
+        plan->wait_gpu_scope = w->gpu_scope;
         plan->done = w->done;
         return true;
     }
@@ -218,6 +221,7 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
         plan->start_implied = (1 == plan->n); /* the sender waits for it */
         plan->start_waited_here = r.same_gpu;
         plan->wait = r.done_dev;
+        plan->wait_gpu_scope = r.gpu_scope;
         plan->done = r.done;
         return true;
     }
@@ -381,6 +385,7 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
     req->enqueued = true;
     req->stream_event_waited = false; /* until this epoch's wait records it */
     req->stream_wait = plan->wait;
+    req->stream_wait_gpu_scope = plan->wait_gpu_scope;
     req->stream_done = plan->done;
     if (counted) {
         *count = base; /* the graph counts on from here */
@@ -592,7 +597,7 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     if (NULL == gpu) {
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
-    targets = calloc(2 * count, sizeof(*targets)); /* and whether a kernel waits */
+    targets = calloc(2 * count, sizeof(*targets)); /* and the wait's flags */
     if (NULL == targets) {
         return MPI_ERR_NO_MEM;
     }
@@ -607,7 +612,9 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
     for (i = 0; i < count && MPI_SUCCESS == rc; ++i) {
         req = (mca_part_ucx_request_t *) requests[i];
         targets[i] = *req->stream_epoch; /* the epoch of the last start */
-        targets[count + i] = mca_part_ucx_stream_by_kernel(req->driven);
+        targets[count + i] =
+            (mca_part_ucx_stream_by_kernel(req->driven) ? MCA_PART_UCX_WAIT_KERNEL : 0) |
+            (req->stream_wait_gpu_scope ? MCA_PART_UCX_WAIT_GPU_SCOPE : 0);
         req->waits = req->starts;
     }
     OPAL_THREAD_UNLOCK(&m->lock);
@@ -621,7 +628,8 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
         } else if (req->proc_null || NULL == req->stream_wait) {
             err = 0; /* nothing to wait for, or the kernels' stream order does it */
         } else if (req->stream_epoch == counter) {
-            err = gpu->stream_wait_counted(stream, req->stream_wait, counter);
+            err = gpu->stream_wait_counted(stream, req->stream_wait, counter,
+                                           (int) targets[count + i]);
         } else {
             err = gpu->stream_wait(stream, req->stream_wait, targets[i],
                                    (int) targets[count + i]);

@@ -22,6 +22,10 @@
  *         per block)
  *   -c kernel|progress|auto    info "mpix_device_copy" of both requests
  *   -C    the sender's device request must use kernel copy
+ *   -F auto|sys  and its kernels must release their stores at GPU scope
+ *         where the two ranks share a GPU (PCI address), at system scope
+ *         otherwise (auto), or at system scope (sys:
+ *         --mca part_ucx_device_gpu_scope_fences 0)
  *   -d US the receiver's stream spins US microseconds before each start:
  *         the sender's kernel runs before the receiver is ready and must
  *         not write into its buffer early
@@ -224,6 +228,7 @@ __global__ void check(const volatile int32_t *buf, preqs d, int parts, long n, i
 
 struct side {
     int rank, size, expect_copy, parts, threads, level, poll, delay_us, nreq, coll;
+    int expect_gpu_scope; /* -F: -1 unchecked, else the sender's mark_gpu_scope */
     long n;
     cudaStream_t cs;
     MPI_Request req[2];
@@ -253,6 +258,10 @@ static void create_preqs(side *s)
                             cudaMemcpyDeviceToHost));
             T_CHECK(MPIX_PREQUEST_KERNEL_COPY == d.mechanism,
                     "send device request uses mechanism %u, not kernel copy", d.mechanism);
+            T_CHECK(s->expect_gpu_scope < 0 || (int) d.mark_gpu_scope == s->expect_gpu_scope,
+                    "send device request releases at %s scope, expected %s scope",
+                    d.mark_gpu_scope ? "GPU" : "system",
+                    s->expect_gpu_scope ? "GPU" : "system");
         }
     }
 }
@@ -384,14 +393,14 @@ int main(int argc, char **argv)
     int per_graph = 1;
     int kernels = 0, joined = 0;
     int opt, size, provided;
-    const char *copy = NULL, *mixed = NULL, *level_name = "auto";
+    const char *copy = NULL, *mixed = NULL, *level_name = "auto", *scope = NULL;
     side s;
     memset(&s, 0, sizeof(s));
     s.parts = 8;
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:Cd:gG:jam:x2RSK")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jam:x2RSK")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -401,6 +410,7 @@ int main(int argc, char **argv)
         case 'A': aggregate = 1; break;
         case 'c': copy = optarg; break;
         case 'C': expect_copy = 1; break;
+        case 'F': scope = optarg; break;
         case 'd': s.delay_us = atoi(optarg); break;
         case 'g': graph = 1; break;
         case 'G': graph = 1; per_graph = atoi(optarg); break;
@@ -428,7 +438,8 @@ int main(int argc, char **argv)
         (epochs - 1) % per_graph || (errors && mixed) || (joined && !graph) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
-        (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy)))) {
+        (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy))) ||
+        (scope && (!expect_copy || (strcmp(scope, "auto") && strcmp(scope, "sys"))))) {
         fprintf(stderr, "g_stream: bad arguments (see the comment at the top of g_stream.cu)\n");
         return 2;
     }
@@ -448,6 +459,17 @@ int main(int argc, char **argv)
         return 2;
     }
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
+    s.expect_gpu_scope = -1;
+    if (scope) {
+        /* the ranks share a GPU where their devices' PCI addresses agree */
+        char bus[2][32] = {"", ""};
+        int dev;
+        CUDA(cudaGetDevice(&dev));
+        CUDA(cudaDeviceGetPCIBusId(bus[s.rank], sizeof(bus[0]), dev));
+        T_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bus, sizeof(bus[0]), MPI_CHAR,
+                            MPI_COMM_WORLD));
+        s.expect_gpu_scope = !strcmp(scope, "auto") && !strcmp(bus[0], bus[1]);
+    }
     char name[160];
     char gname[32] = "";
     if (graph) snprintf(gname, sizeof(gname), " -G %d%s", per_graph, joined ? " -j" : "");
