@@ -18,10 +18,14 @@ static int graph_epochs(void)
 }
 
 /* A kernel's epoch: its argument, or in a graph (ebase) its offset from
- * the epochs before the replay. */
+ * the epochs before the replay. Through the read-only cache: only the
+ * graph's last kernel (advance) writes the word, and every thread of every
+ * block reads it; a volatile read would send each warp's to the one L2
+ * line, which at large grids costs the graph variants more than their
+ * kernels' own work. */
 __device__ static inline int epoch_at(int epoch, const int *ebase)
 {
-    return (NULL != ebase) ? *(const volatile int *) ebase + epoch : epoch;
+    return (NULL != ebase) ? __ldg(ebase) + epoch : epoch;
 }
 
 __global__ void advance(int *ebase, int k)
