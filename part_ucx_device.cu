@@ -47,15 +47,19 @@ __device__ static inline void part_fence_sys(void)
 #endif
 }
 
-/* The same at GPU scope: where the writer of what the fence orders runs
- * on this GPU and wrote into its memory (MCA_PART_UCX_WAIT_GPU_SCOPE). */
-__device__ static inline void part_fence_gpu(void)
+/* The same at GPU scope where `gpu_scope`: every thread that writes or
+ * reads what the fence orders runs on this GPU, and the data is in its
+ * memory (the GPU engine's ranks sharing the GPU; a wait with
+ * MCA_PART_UCX_WAIT_GPU_SCOPE). */
+__device__ static inline void part_fence(bool gpu_scope)
 {
 #if __CUDA_ARCH__ >= 700
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#else
-    __threadfence();
+    if (gpu_scope) {
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        return;
+    }
 #endif
+    part_fence_sys();
 }
 
 template <typename T, int OP> struct part_op;
@@ -418,11 +422,7 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
      * it before the done word). Before the starts' stores, so that it
      * need not wait for them: the kernel's end orders them before the
      * stream's later work, and the bookkeeping below is this process's. */
-    if (gpu_scope) {
-        part_fence_gpu();
-    } else {
-        part_fence_sys();
-    }
+    part_fence(0 != gpu_scope);
 #pragma unroll
     for (i = 0; i < PART_STARTS_MAX; ++i) {
         if (i < st.n) {

@@ -9,8 +9,8 @@
 
 /*
  * The GPU engine's kernel (mca_part_ucx_gcoll_args_t, part_ucx_device.h):
- * CUDA code, included by part_ucx_device.cu only (after part_op and
- * part_fence_sys).
+ * CUDA code, included by part_ucx_device.cu only (after part_op,
+ * part_fence_sys and part_fence).
  *
  * One kernel an epoch. Its blocks take the transport partitions in turn
  * (t = blockIdx.x, + gridDim.x, ...), and for each:
@@ -50,13 +50,7 @@
 /* Between this rank's and the peers' words (and this kernel's blocks). */
 __device__ static inline void gcoll_fence(const mca_part_ucx_gcoll_args_t &a)
 {
-#if __CUDA_ARCH__ >= 700
-    if (a.gpu_scope) {
-        asm volatile("fence.acq_rel.gpu;" ::: "memory");
-        return;
-    }
-#endif
-    part_fence_sys();
+    part_fence(a.gpu_scope);
 }
 
 __device__ static inline void gcoll_nap(void)
