@@ -13,6 +13,10 @@
  *                      with the default threshold (1): MPI_ERR_ARG, not a
  *                      hang in the next epoch
  *   -t threshold-warps threshold 32, two warps call it: MPI_ERR_ARG
+ *   -t threshold-block info "mpix_pready_aggregate" "block", threshold 64:
+ *                      a block of 64 threads calls MPIX_Pready twice for its
+ *                      partition, a transport group each (the second call
+ *                      finds its group complete): MPI_ERR_ARG
  *   -t free            MPIX_Prequest_free in an active epoch: MPI_ERR_REQUEST;
  *                      two threads free one handle: one succeeds
  *   -t host-then-kernel host MPI_Pready and kernel MPIX_Pready in turns
@@ -66,6 +70,13 @@ __global__ void k_pready(MPIX_Prequest preq, int bad1, int bad2)
     MPIX_Pready(blockIdx.x, preq);
 }
 
+/* Block p calls MPIX_Pready(p) twice, every thread each time. */
+__global__ void k_pready_twice(MPIX_Prequest preq)
+{
+    MPIX_Pready(blockIdx.x, preq);
+    MPIX_Pready(blockIdx.x, preq);
+}
+
 /* MPIX_Parrived(part) into out[0] (return) and out[1] (flag). */
 __global__ void k_parrived(MPIX_Prequest preq, int part, int *out)
 {
@@ -110,6 +121,7 @@ struct g_ctx {
     int rank, parts, epochs;
     long per, n;
     const char *copy;
+    const char *aggregate; /* info "mpix_pready_aggregate" (NULL: not set) */
     int32_t *sbuf, *rbuf;
     std::vector<int32_t> host;
 };
@@ -156,6 +168,7 @@ static MPI_Request init(g_ctx &c, const char *threads, const char *group_bytes)
     if (threads) T_MPI(MPI_Info_set(info, "mpix_pready_threads", threads));
     if (group_bytes) T_MPI(MPI_Info_set(info, "mpix_device_group_bytes", group_bytes));
     if (c.copy) T_MPI(MPI_Info_set(info, "mpix_device_copy", c.copy));
+    if (c.aggregate) T_MPI(MPI_Info_set(info, "mpix_pready_aggregate", c.aggregate));
     if (0 == c.rank) {
         T_MPI(MPI_Psend_init(c.sbuf, c.parts, c.per, MPI_INT32_T, 1, 5, MPI_COMM_WORLD, info, &r));
     } else {
@@ -276,18 +289,27 @@ static void t_proc_null(g_ctx &c)
 }
 
 /* Every thread of a block calls MPIX_Pready for its partition: `threads`
- * calls where the threshold is `key` (NULL: the default, 1). */
-static void t_threshold(g_ctx &c, const char *key, int threads)
+ * calls where the threshold is `key` (NULL: the default, 1), twice where
+ * `twice`. */
+static void t_threshold(g_ctx &c, const char *key, int threads, bool twice = false)
 {
     MPIX_Prequest preq = NULL;
-    MPI_Request r = init(c, key, NULL);
+    char group[32];
+    /* twice: a transport group a partition, so that one block's calls
+     * complete its group (the block level's one-update path) */
+    snprintf(group, sizeof(group), "%ld", c.per * (long) sizeof(int32_t));
+    MPI_Request r = init(c, key, twice ? group : NULL);
     if (0 == c.rank) fill(c, 1);
     else clear(c);
     T_MPI(MPI_Start(&r));
     T_MPI(MPIX_Prequest_create(r, &preq));
     if (0 == c.rank) {
         T_MPI(MPIX_Pbuf_prepare(&r));
-        k_pready<<<c.parts, threads>>>(preq, INT_MIN, INT_MIN);
+        if (twice) {
+            k_pready_twice<<<c.parts, threads>>>(preq);
+        } else {
+            k_pready<<<c.parts, threads>>>(preq, INT_MIN, INT_MIN);
+        }
         CUDA(cudaGetLastError());
         CUDA(cudaDeviceSynchronize());
     }
@@ -529,6 +551,9 @@ int main(int argc, char **argv)
         t_threshold(c, NULL, 32);
     } else if (0 == strcmp(test, "threshold-warps")) {
         t_threshold(c, "32", 64);
+    } else if (0 == strcmp(test, "threshold-block")) {
+        c.aggregate = "block";
+        t_threshold(c, "64", 64, true);
     } else if (0 == strcmp(test, "free")) {
         t_free(c);
     } else if (0 == strcmp(test, "host-then-kernel")) {
