@@ -116,6 +116,7 @@ typedef struct mca_part_ucx_params_t {
     bool device_rtr_cache;          /* kernel copy: receiver-ready word cached on the GPU */
     bool device_gpu_scope_fences;   /* kernel copy within one GPU: GPU-scope fences */
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
+    bool gpu_host_copy_kernel;      /* ... small runs by a kernel that sets a host word */
     bool stream_kernel_ops;         /* enqueued starts and waits: kernels, not memory operations */
     int stream_graph_start;         /* mca_part_ucx_graph_start_t */
     bool stream_graph_join;         /* a captured start joins the wait before it */

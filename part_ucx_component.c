@@ -259,6 +259,11 @@ static int mca_part_ucx_component_register(void)
         "stream instead of a UCX rendezvous",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->gpu_host_copy);
+    mca_part_ucx_var("gpu_host_copy_kernel",
+        "The host's copies of GPU partitions (gpu_host_copy): runs of up to 256 KiB by a "
+        "one-block kernel that sets a word the host reads, instead of a copy and an event",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->gpu_host_copy_kernel);
     mca_part_ucx_var("device_arrivals",
         "Kernel copy: kernels also set the receiver's arrival flags where its memory maps",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,

@@ -56,6 +56,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .stream_graph_join = true,
         .stream_graph_start = MCA_PART_UCX_GRAPH_START_AUTO,
         .gpu_host_copy = true,
+        .gpu_host_copy_kernel = true,
         .epoch_ahead_bytes = 32768,
         .coll_gpu_engine = true,
         .coll_gpu_unit_bytes = 16384,

@@ -248,6 +248,62 @@ static int dev_copy(void *dst, const void *src, size_t bytes, void *stream)
     return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t) stream));
 }
 
+/* One block: a copy issued and seen done takes one launch and the host's
+ * read of a word, against a copy, an event record and event queries (a
+ * few microseconds less a copy, where the host runs the epoch). One block
+ * keeps the word's release simple; four loads in flight a thread move
+ * 64 KiB a memory round trip, so the bound keeps it to a few. */
+#define PART_COPY_SIGNAL_MAX (256 << 10)
+
+__global__ void __launch_bounds__(1024) part_copy_signal(const char *src, char *dst,
+                                                         size_t bytes, volatile uint64_t *word,
+                                                         uint64_t value)
+{
+    size_t i;
+
+    if (0 == (((uintptr_t) src | (uintptr_t) dst | bytes) & 15)) {
+        const uint4 *s = (const uint4 *) src;
+        uint4 *d = (uint4 *) dst;
+        size_t n = bytes / 16, b = blockDim.x;
+
+        for (i = threadIdx.x; i + 3 * b < n; i += 4 * b) {
+            uint4 v0 = s[i], v1 = s[i + b], v2 = s[i + 2 * b], v3 = s[i + 3 * b];
+            d[i] = v0;
+            d[i + b] = v1;
+            d[i + 2 * b] = v2;
+            d[i + 3 * b] = v3;
+        }
+        for (; i < n; i += b) {
+            d[i] = s[i];
+        }
+    } else {
+        for (i = threadIdx.x; i < bytes; i += blockDim.x) {
+            dst[i] = src[i];
+        }
+    }
+    __syncthreads();
+    if (0 == threadIdx.x) {
+        part_fence(false); /* the block's stores (cumulative) before the word */
+        *word = value;
+    }
+}
+
+static int dev_copy_signal(void *dst, const void *src, size_t bytes, void *stream,
+                           volatile uint64_t *word, uint64_t value)
+{
+    if (NULL == word) {
+        cudaFuncAttributes attr;
+
+        return check(cudaFuncGetAttributes(&attr, part_copy_signal));
+    }
+    if (bytes > PART_COPY_SIGNAL_MAX) {
+        return -1;
+    }
+    part_copy_signal<<<1, 1024, 0, (cudaStream_t) stream>>>((const char *) src, (char *) dst,
+                                                            bytes, word, value);
+    return check(cudaGetLastError());
+}
+
 static int dev_host_mapped(const void *ptr)
 {
     unsigned int flags = 0;
@@ -666,7 +722,8 @@ static const mca_part_ucx_device_ops_t ops = {
     dev_stream_sync,         dev_reduce,        dev_reduce3,        dev_last_error,
     dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
     dev_stream_start_counted, dev_stream_wait_counted, dev_set_device, dev_reduce_load,
-    dev_gcoll,               dev_stream_wait_event, dev_sm_count};
+    dev_gcoll,               dev_stream_wait_event, dev_sm_count, dev_copy_signal,
+    PART_COPY_SIGNAL_MAX};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

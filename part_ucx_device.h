@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 11
+#define MCA_PART_UCX_DEVICE_ABI 12
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -191,6 +191,16 @@ typedef struct mca_part_ucx_device_ops_t {
     int (*stream_wait_event)(void *stream, void *event);
     /* The SMs of the calling thread's GPU (0: not known). */
     int (*sm_count)(void);
+    /* A copy of at most copy_signal_max bytes by one block of this
+     * process's kernel on stream, which then sets *word = value (host
+     * memory mapped for the GPU), the data released at system scope
+     * before it: one CUDA call, and a word the host reads, instead of a
+     * copy, an event and its queries. word NULL: the kernel loaded only
+     * (CUDA loads a kernel at its first launch, behind the context's
+     * work: a stream waiting for the copy would wait forever). */
+    int (*copy_signal)(void *dst, const void *src, size_t bytes, void *stream,
+                       volatile uint64_t *word, uint64_t value);
+    size_t copy_signal_max;
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

@@ -249,9 +249,13 @@ typedef struct mca_part_ucx_sendreq_t {
     mca_part_ucx_data_hdr_t *am_hdrs; /* am transfer: headers, stable until completion */
     /* GPU data on a node, host copy: the receiver's buffer mapped here
      * (cuda_ipc rkey_ptr); runs of partitions are copied on a stream and
-     * their arrivals sent as each copy's event completes, in order. */
+     * their arrivals sent as each copy completes, in order: seen by its
+     * event, or for a run a kernel copied, by the kernel's sequence number
+     * in hcopy_word (host memory). */
     char *hcopy_dst;
     void *hcopy_stream;
+    mca_part_ucx_block_t hcopy_word;
+    uint64_t hcopy_seq;             /* the last sequence number given a kernel */
     struct mca_part_ucx_hcopy_run_t *hcopy_runs; /* ring of parts entries */
     size_t hcopy_head, hcopy_tail;
     opal_atomic_lock_t hcopy_lock;  /* issue (any thread) vs progress */

@@ -245,7 +245,8 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
 }
 
 struct mca_part_ucx_hcopy_run_t {
-    void *event;                    /* recorded after the run's copy */
+    void *event;                    /* recorded after the run's copy; NULL: */
+    uint64_t seq;                   /* the kernel that copied it sets hcopy_word to this */
     size_t first;
     uint64_t bits;                  /* the run: bits of partitions first + i */
 };
@@ -253,15 +254,28 @@ struct mca_part_ucx_hcopy_run_t {
 static void mca_part_ucx_send_arrivals(mca_part_ucx_request_t *req, size_t first,
                                        uint64_t copied);
 
-/* The device plugin loaded and a stream in its pool before the first epoch:
- * both cost tens of microseconds the first time, which would otherwise fall
- * on the first MPIX_Pbuf_prepare or MPI_Wait of a GPU send. */
+/* The device plugin loaded, a stream in its pool and the copy kernel
+ * loaded before the first epoch: they cost tens of microseconds the first
+ * time, which would otherwise fall on the first MPIX_Pbuf_prepare or
+ * MPI_Wait of a GPU send; and a kernel's first launch waits behind the
+ * context's work, which may be a stream waiting for this send's copies. */
+static volatile bool mca_part_ucx_hcopy_kernel_loaded = false;
+
 static void mca_part_ucx_send_hcopy_warm(void)
 {
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
     void *stream;
 
-    if (NULL != mca_part_ucx_device() && 0 == mca_part_ucx_device_stream_get(&stream)) {
+    if (NULL != gpu && 0 == mca_part_ucx_device_stream_get(&stream)) {
         mca_part_ucx_device_stream_put(stream);
+        if (mca_part_ucx_module.params.gpu_host_copy_kernel && !mca_part_ucx_hcopy_kernel_loaded) {
+            if (0 == gpu->copy_signal(NULL, NULL, 0, NULL, NULL, 0)) {
+                mca_part_ucx_hcopy_kernel_loaded = true;
+            } else {
+                MCA_PART_UCX_VERBOSE(5, "the host copy's kernel did not load (copies and "
+                                     "events then): %s", gpu->last_error());
+            }
+        }
     }
 }
 
@@ -279,9 +293,50 @@ static void mca_part_ucx_send_hcopy_setup(mca_part_ucx_request_t *req, void *map
         return; /* rendezvous then */
     }
     opal_atomic_lock_init(&sreq->hcopy_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+    if (mca_part_ucx_hcopy_kernel_loaded &&
+        OMPI_SUCCESS == mca_part_ucx_block_alloc_mapped(sizeof(uint64_t), &sreq->hcopy_word)) {
+        *(volatile uint64_t *) sreq->hcopy_word.addr = sreq->hcopy_seq = 0;
+    }
     sreq->hcopy_dst = mapped;
     MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: GPU partitions copied by this host",
                          req->peer, req->tag);
+}
+
+/* A run's copy on the send's stream, under its lock: by a kernel that
+ * then sets the send's word to the run's sequence number, where the run
+ * is small enough, else a copy and an event (a pool's; NULL where none). */
+static int mca_part_ucx_hcopy_issue(mca_part_ucx_sendreq_t *sreq, void *dst, const void *src,
+                                    size_t bytes, struct mca_part_ucx_hcopy_run_t *r)
+{
+    const mca_part_ucx_device_ops_t *gpu = mca_part_ucx_device();
+
+    r->event = NULL;
+    r->seq = 0;
+    if (NULL != sreq->hcopy_word.addr && bytes <= gpu->copy_signal_max) {
+        r->seq = sreq->hcopy_seq + 1;
+        if (0 != gpu->copy_signal(dst, src, bytes, sreq->hcopy_stream,
+                                  (volatile uint64_t *) sreq->hcopy_word.addr, r->seq)) {
+            return -1;
+        }
+        sreq->hcopy_seq = r->seq;
+        return 0;
+    }
+    if (0 != mca_part_ucx_device_event_get(&r->event)) {
+        r->event = NULL; /* none to give back */
+        return -1;
+    }
+    return (0 != gpu->copy(dst, src, bytes, sreq->hcopy_stream) ||
+            0 != gpu->event_record(r->event, sreq->hcopy_stream)) ? -1 : 0;
+}
+
+/* Whether a run's copy is complete: 1, 0 not yet, < 0 failed. */
+static int mca_part_ucx_hcopy_done(const mca_part_ucx_sendreq_t *sreq,
+                                   const struct mca_part_ucx_hcopy_run_t *r)
+{
+    if (NULL != r->event) {
+        return mca_part_ucx_device()->event_query(r->event);
+    }
+    return *(const volatile uint64_t *) sreq->hcopy_word.addr >= r->seq;
 }
 
 /* Host copy of partitions first + i (bit i of `bits`): one copy per run of
@@ -294,31 +349,24 @@ static void mca_part_ucx_hcopy_bits(mca_part_ucx_request_t *req, size_t first, u
     size_t rstride = mca_part_ucx_remote_stride(req);
     size_t cap = mca_part_ucx_join_cap(req), i, n;
     struct mca_part_ucx_hcopy_run_t *r;
-    void *event;
 
     while (bits) {
         i = mca_part_ucx_next_run(&bits, join, req->part_bytes, cap, &n);
-        event = NULL;
         opal_atomic_lock(&sreq->hcopy_lock); /* stream order = ring order */
-        if (0 != mca_part_ucx_device_event_get(&event)) {
-            event = NULL; /* none to give back */
-        }
-        if (NULL == event ||
-            0 != gpu->copy(sreq->hcopy_dst + (first + i) * rstride,
-                           sreq->super.data + (first + i) * sreq->super.stride, n * req->part_bytes,
-                           sreq->hcopy_stream) ||
-            0 != gpu->event_record(event, sreq->hcopy_stream)) {
+        r = &sreq->hcopy_runs[sreq->hcopy_tail % req->parts];
+        if (0 != mca_part_ucx_hcopy_issue(sreq, sreq->hcopy_dst + (first + i) * rstride,
+                                          sreq->super.data + (first + i) * sreq->super.stride,
+                                          n * req->part_bytes, r)) {
             opal_atomic_unlock(&sreq->hcopy_lock);
             MCA_PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
-            if (NULL != event) {
-                mca_part_ucx_device_event_put(event);
+            if (NULL != r->event) {
+                mca_part_ucx_device_event_put(r->event);
             }
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
             opal_atomic_add_fetch_64(&sreq->ops_done, 2 * (int64_t) n);
             continue;
         }
-        r = &sreq->hcopy_runs[sreq->hcopy_tail++ % req->parts];
-        r->event = event;
+        ++sreq->hcopy_tail;
         r->first = first;
         r->bits = ((n < 64) ? ((UINT64_C(1) << n) - 1) : ~UINT64_C(0)) << i;
         opal_atomic_unlock(&sreq->hcopy_lock);
@@ -337,14 +385,18 @@ static void mca_part_ucx_hcopy_progress(mca_part_ucx_request_t *req)
         done = 0;
         if (sreq->hcopy_head != sreq->hcopy_tail) { /* again, under the lock */
             r = sreq->hcopy_runs[sreq->hcopy_head % req->parts];
-            done = gpu->event_query(r.event);
+            done = mca_part_ucx_hcopy_done(sreq, &r);
             sreq->hcopy_head += (0 != done);
         }
         opal_atomic_unlock(&sreq->hcopy_lock);
         if (0 == done) {
             return;
         }
-        mca_part_ucx_device_event_put(r.event);
+        if (NULL != r.event) {
+            mca_part_ucx_device_event_put(r.event);
+        } else {
+            opal_atomic_rmb(); /* the kernel's data before its word */
+        }
         if (done < 0) {
             MCA_PART_UCX_ERROR("GPU copy to rank %d failed: %s", req->peer, gpu->last_error());
             mca_part_ucx_request_fail(req, MPI_ERR_INTERN);
@@ -1070,13 +1122,19 @@ static void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
     if (NULL != sreq->hcopy_dst) {
         /* a failed epoch may leave copies behind: they must not outlive the buffer */
         for (; sreq->hcopy_head != sreq->hcopy_tail; ++sreq->hcopy_head) {
-            void *event = sreq->hcopy_runs[sreq->hcopy_head % req->parts].event;
-            while (0 == mca_part_ucx_device()->event_query(event)) {
+            const struct mca_part_ucx_hcopy_run_t *r =
+                &sreq->hcopy_runs[sreq->hcopy_head % req->parts];
+            while (0 == mca_part_ucx_hcopy_done(sreq, r)) {
             }
-            mca_part_ucx_device_event_put(event);
+            if (NULL != r->event) {
+                mca_part_ucx_device_event_put(r->event);
+            }
         }
         mca_part_ucx_device_stream_put(sreq->hcopy_stream);
         free(sreq->hcopy_runs);
+        OPAL_THREAD_LOCK(&m->lock);
+        mca_part_ucx_block_free(&sreq->hcopy_word);
+        OPAL_THREAD_UNLOCK(&m->lock);
     }
     free((void *) sreq->part_state);
     free(sreq->flag_values);
