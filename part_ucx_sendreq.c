@@ -245,8 +245,8 @@ static void mca_part_ucx_send_am(mca_part_ucx_request_t *req, size_t p, size_t n
 }
 
 struct mca_part_ucx_hcopy_run_t {
-    void *event;                    /* recorded after the run's copy; NULL: */
-    uint64_t seq;                   /* the kernel that copied it sets hcopy_word to this */
+    void *event;                    /* recorded after the run's copy (NULL: a kernel's) */
+    uint64_t seq;                   /* a kernel's copy: it sets hcopy_word to this */
     size_t first;
     uint64_t bits;                  /* the run: bits of partitions first + i */
 };
