@@ -259,28 +259,7 @@ __global__ void __launch_bounds__(1024) part_copy_signal(const char *src, char *
                                                          size_t bytes, volatile uint64_t *word,
                                                          uint64_t value)
 {
-    size_t i;
-
-    if (0 == (((uintptr_t) src | (uintptr_t) dst | bytes) & 15)) {
-        const uint4 *s = (const uint4 *) src;
-        uint4 *d = (uint4 *) dst;
-        size_t n = bytes / 16, b = blockDim.x;
-
-        for (i = threadIdx.x; i + 3 * b < n; i += 4 * b) {
-            uint4 v0 = s[i], v1 = s[i + b], v2 = s[i + 2 * b], v3 = s[i + 3 * b];
-            d[i] = v0;
-            d[i + b] = v1;
-            d[i + 2 * b] = v2;
-            d[i + 3 * b] = v3;
-        }
-        for (; i < n; i += b) {
-            d[i] = s[i];
-        }
-    } else {
-        for (i = threadIdx.x; i < bytes; i += blockDim.x) {
-            dst[i] = src[i];
-        }
-    }
+    gcoll_copy(dst, src, bytes); /* the GPU engine's block copy (part_ucx_device_coll.h) */
     __syncthreads();
     if (0 == threadIdx.x) {
         part_fence(false); /* the block's stores (cumulative) before the word */
