@@ -26,6 +26,11 @@
  *                         into one CUDA graph on each rank, which the host
  *                         launches: no host call per epoch
  *     ipc_limit_graph     ipc_limit captured the same way
+ *     nccl                the same kernel, then ncclSend (rank 0) /
+ *                         ncclRecv (rank 1) of c on the same stream, no
+ *                         host synchronisation per epoch: NCCL's
+ *                         stream-ordered point-to-point (built with
+ *                         -DHAVE_NCCL, one GPU per rank)
  *     VARIANT_kstart, VARIANT_nojoin, VARIANT_kstart_nojoin   a graph
  *                         variant with the captured starts made kernels
  *                         (part_ucx_stream_graph_start kernel), or none of
@@ -47,6 +52,9 @@
  *                         launch lies between an arrival and the reply
  *     kernels_graph, parrived_graph   kernels and parrived, with
  *                         BENCH_GRAPH_EPOCHS epochs captured into one graph
+ *     nccl                ping, ncclSend, ncclRecv on rank 0's stream;
+ *                         ncclRecv, pong, ncclSend on rank 1's: no host
+ *                         synchronisation per epoch (-DHAVE_NCCL)
  * The receiver checks the last epoch's data; a variant whose data is wrong
  * prints no row and exits with 1.
  * Environment: BENCH_LABEL (nvlink) names the path in the component
@@ -79,14 +87,37 @@ static const char *label = "nvlink";
 static char vname[64]; /* the variant in the rows */
 
 enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT,
-       V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_COUNT };
+       V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_NCCL, V_COUNT };
 static const char *goodput_names[V_COUNT] = {
     "traditional", "kernel_copy_host",    "kernel_copy_stream", "progress_stream",
-    "ipc_limit",   "kernel_copy_kernels", "kernel_copy_graph",  "ipc_limit_graph"};
+    "ipc_limit",   "kernel_copy_kernels", "kernel_copy_graph",  "ipc_limit_graph",
+    "nccl"};
 enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_KERNELS_GRAPH, H_PARRIVED_GRAPH,
-       H_COUNT };
-static const char *hrtt_names[H_COUNT] = {"stream",  "host",     "sendrecv",      "kernels",
-                                          "parrived", "kernels_graph", "parrived_graph"};
+       H_NCCL, H_COUNT };
+static const char *hrtt_names[H_COUNT] = {"stream",   "host",          "sendrecv",
+                                          "kernels",  "parrived",      "kernels_graph",
+                                          "parrived_graph", "nccl"};
+
+/* NCCL's communicator (the nccl variants), or NULL */
+static void *nccl_comm;
+
+/* The nccl variants' transfer of n doubles on stream s: rank `from` sends
+ * sbuf, the other receives into rbuf. */
+static void nccl_move(const double *sbuf, double *rbuf, size_t n, int from, cudaStream_t s)
+{
+#ifdef HAVE_NCCL
+    ncclResult_t r = rank == from
+                         ? ncclSend(sbuf, n, ncclDouble, 1 - rank, (ncclComm_t) nccl_comm, s)
+                         : ncclRecv(rbuf, n, ncclDouble, 1 - rank, (ncclComm_t) nccl_comm, s);
+    if (ncclSuccess != r) {
+        fprintf(stderr, "b_stream: nccl: %s\n", ncclGetErrorString(r));
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+#else
+    (void) sbuf, (void) rbuf, (void) n, (void) from, (void) s;
+    MPI_Abort(MPI_COMM_WORLD, 2); /* main() refuses the variant without NCCL */
+#endif
+}
 
 #define CHECK_MPI(call)                                                                  \
     do {                                                                                 \
@@ -376,6 +407,10 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
             }
             CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
             break;
+        case V_NCCL:
+            if (0 == rank) vadd<<<grid, 1024, 0, s>>>(a, b, c, e, NULL, 1, NULL);
+            nccl_move(c, c, n, 0, s);
+            break;
         case V_KCOPY_STREAM:
         case V_KCOPY_KERNELS:
         case V_KCOPY_GRAPH: /* its warm-up */
@@ -503,7 +538,7 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
     CUDA(cudaMemset(rbuf, 0, N * sizeof(double)));
     CUDA(cudaMemset(dw, 0, sizeof(*dw)));
     CUDA(cudaDeviceSynchronize());
-    if (H_SENDRECV != v) {
+    if (H_SENDRECV != v && H_NCCL != v) {
         MPI_Comm comm = streamed ? scomm : MPI_COMM_WORLD;
         MPI_Info info = part_info("kernel", N, H_KERNELS == v || awaits || graphed);
         /* tag 21: rank 0 to rank 1, tag 22: back */
@@ -537,6 +572,16 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
             e += K - 1;
         } else if (streamed) {
             hrtt_epoch(awaits, req, preq, rpreq, sbuf, rbuf, e, NULL, s);
+        } else if (H_NCCL == v) {
+            if (0 == rank) {
+                ping<<<1, N, 0, s>>>(sbuf, e, NULL, NULL);
+                nccl_move(sbuf, rbuf, N, 0, s);
+                nccl_move(sbuf, rbuf, N, 1, s);
+            } else {
+                nccl_move(sbuf, rbuf, N, 0, s);
+                pong<<<1, N, 0, s>>>(rbuf, sbuf, NULL);
+                nccl_move(sbuf, rbuf, N, 1, s);
+            }
         } else if (H_HOST == v) {
             CHECK_MPI(MPI_Startall(2, req));
             if (NULL == preq) CHECK_MPI(MPIX_Prequest_create(req[0], &preq));
@@ -574,7 +619,7 @@ static double hrtt_run(int v, cudaStream_t s, MPI_Comm scomm, int iters)
             failed = 1;
         }
     }
-    if (H_SENDRECV != v) {
+    if (H_SENDRECV != v && H_NCCL != v) {
         CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
         CHECK_MPI(MPIX_Prequest_free(&preq));
         if (NULL != rpreq) CHECK_MPI(MPIX_Prequest_free(&rpreq));
@@ -666,6 +711,16 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    if ((good && V_NCCL == v) || (hrtt && H_NCCL == v)) {
+#ifdef HAVE_NCCL
+        nccl_comm = example_nccl_init("b_stream");
+#endif
+        if (NULL == nccl_comm) { /* no NCCL in the build, or ranks sharing a GPU */
+            if (0 == rank) fprintf(stderr, "b_stream: %s: no NCCL here: skipped\n", vname);
+            MPI_Finalize();
+            return 0;
+        }
+    }
     /* Every kernel loaded before the first enqueued epoch
      * (MPIX_Start_enqueue(3): lazy loading behind a pending wait). */
     cudaFuncAttributes fa;
@@ -684,7 +739,7 @@ int main(int argc, char **argv)
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
                   V_KCOPY_GRAPH == v)) ||
-        (hrtt && H_HOST != v && H_SENDRECV != v)) {
+        (hrtt && H_HOST != v && H_SENDRECV != v && H_NCCL != v)) {
         scomm = stream_comm(s, &ms);
     }
     if (good) {
@@ -756,6 +811,9 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Comm_free(&scomm));
         CHECK_MPI(MPIX_Stream_free(&ms));
     }
+#ifdef HAVE_NCCL
+    if (NULL != nccl_comm) ncclCommDestroy((ncclComm_t) nccl_comm);
+#endif
     CUDA(cudaStreamDestroy(s));
     MPI_Finalize();
     return failed;

@@ -12,14 +12,16 @@
 # host-synchronised, kernel copy stream-ordered (and with info
 # "mpix_stream_kernels": kernels count the epochs), progress engine
 # stream-ordered, and the
-# node's limit (cudaMemcpyAsync into the peer's IPC-mapped buffer), kernel
+# node's limit (cudaMemcpyAsync into the peer's IPC-mapped buffer: a peer
+# copy over NVLink where the ranks have a GPU each), NCCL's ncclSend/ncclRecv
+# on the same stream where NCCL is built in and each rank has a GPU, kernel
 # copy and the limit also with their epochs replayed from CUDA graphs
 # (BENCH_GRAPH_EPOCHS a graph, default 32; the _kstart variants with the
 # graphs' starts made kernels, at the grids that fit beside them; the
 # _nojoin variants with no start joined to the wait before it); then the
 # half round trip of a one-block epoch: stream-ordered (also with
 # "mpix_stream_kernels") vs host-synchronised
-# partitioned vs MPI_Send/MPI_Recv. Each variant runs as its own mpirun: one
+# partitioned vs MPI_Send/MPI_Recv vs NCCL. Each variant runs as its own mpirun: one
 # that fails or runs past the limit is recorded in OUTDIR/errors.txt (the
 # rows it printed before stay) and the others go on. Writes
 # OUTDIR/results.csv, tables.txt (ratios to traditional and to the limit,
@@ -36,9 +38,16 @@ trap 'rm -rf "$build"' EXIT
 csv=$out/results.csv
 echo "bench,component,param1,param2,value,unit" > "$csv"
 : > "$out/errors.txt"
+# NCCL's stream-ordered send/recv (the nccl variants) where NCCL is found:
+# with the toolkit or from the distribution (the lent nodes: /usr/include)
+cuda=${CUDA_HOME:-/usr/local/cuda}
+nccl=; ncclibs=
+if [ -e "$cuda/include/nccl.h" ] || [ -e /usr/include/nccl.h ]; then
+    nccl=-DHAVE_NCCL; ncclibs="-L$cuda/lib -lnccl"
+fi
 # shellcheck disable=SC2086
-if ! bench_cuda_build "$here/bench/b_stream.cu" "$build/b_stream" ${BENCH_NVCCFLAGS:-} \
-        > "$out/logs/build.log" 2>&1; then
+if ! bench_cuda_build "$here/bench/b_stream.cu" "$build/b_stream" $nccl ${BENCH_NVCCFLAGS:-} \
+        -- $ncclibs > "$out/logs/build.log" 2>&1; then
     echo "bench: bench/b_stream.cu did not build (logs/build.log)" | tee -a "$out/errors.txt" >&2
     cat "$out/logs/build.log" >&2
     exit 1
@@ -53,10 +62,10 @@ run() { # name b_stream-args...
     bench_variant "$name" stream_ 'b_stream|\.(cu|h):[0-9]+' \
         mpirun -np 2 --bind-to none --mca part ucx "$build/b_stream" "$@"
 }
-for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels kernel_copy_graph kernel_copy_graph_kstart kernel_copy_graph_nojoin kernel_copy_graph_kstart_nojoin progress_stream ipc_limit ipc_limit_graph}; do
+for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels kernel_copy_graph kernel_copy_graph_kstart kernel_copy_graph_nojoin kernel_copy_graph_kstart_nojoin progress_stream ipc_limit ipc_limit_graph nccl}; do
     run "goodput-$v" goodput "$v" "$grids"
 done
-for v in ${BENCH_HRTT_VARIANTS:-stream kernels parrived kernels_graph kernels_graph_kstart kernels_graph_nojoin kernels_graph_kstart_nojoin parrived_graph parrived_graph_kstart host sendrecv}; do
+for v in ${BENCH_HRTT_VARIANTS:-stream kernels parrived kernels_graph kernels_graph_kstart kernels_graph_nojoin kernels_graph_kstart_nojoin parrived_graph parrived_graph_kstart host sendrecv nccl}; do
     run "hrtt-$v" hrtt "$v"
 done
 bench_machine "$out"

@@ -9,16 +9,17 @@ import sys
 
 GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "kernel_copy_kernels",
            "kernel_copy_graph", "kernel_copy_graph_kstart", "kernel_copy_graph_nojoin",
-           "kernel_copy_graph_kstart_nojoin", "progress_stream", "ipc_limit", "ipc_limit_graph")
+           "kernel_copy_graph_kstart_nojoin", "progress_stream", "ipc_limit", "ipc_limit_graph", "nccl")
 HRTT = ("stream", "kernels", "parrived", "kernels_graph", "kernels_graph_kstart", "parrived_graph",
         "parrived_graph_kstart", "kernels_graph_nojoin", "kernels_graph_kstart_nojoin",
-        "parrived_graph_nojoin", "parrived_graph_kstart_nojoin", "host", "sendrecv")
-HRTT_TARGETED = tuple(v for v in HRTT[:-2] if not v.endswith("_nojoin"))
+        "parrived_graph_nojoin", "parrived_graph_kstart_nojoin", "host", "sendrecv", "nccl")
+HRTT_TARGETED = tuple(v for v in HRTT[:-3] if not v.endswith("_nojoin"))
 SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stream": "kc_stream",
          "kernel_copy_kernels": "kc_kern", "kernel_copy_graph": "kc_graph",
          "kernel_copy_graph_kstart": "kc_graph_k", "kernel_copy_graph_nojoin": "kc_graph_nj",
          "kernel_copy_graph_kstart_nojoin": "kc_graph_k_nj",
-         "progress_stream": "pe_stream", "ipc_limit": "limit", "ipc_limit_graph": "lim_graph"}
+         "progress_stream": "pe_stream", "ipc_limit": "limit", "ipc_limit_graph": "lim_graph",
+         "nccl": "nccl"}
 # Stream-ordered kernel copy: kernel_copy_stream, kernel_copy_kernels (info
 # "mpix_stream_kernels") and kernel_copy_graph (the same, epochs replayed from
 # a CUDA graph; _kstart: the graphs' starts are kernels, part_ucx_stream_graph_start
@@ -26,9 +27,12 @@ SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stre
 # 0); the limit is ipc_limit, issued each epoch as the issue defines it
 # (ipc_limit_graph, its graph form, is shown beside it).
 KC = ("kernel_copy_stream", "kernel_copy_kernels", "kernel_copy_graph", "kernel_copy_graph_kstart")
-# (variant, over, grids it applies to (None: all), at least)
+# (variant, over, grids it applies to (None: all), at least); NCCL's
+# stream-ordered send/recv (issue 23, one rank per GPU) is a target where
+# it ran: none of its rows under MPS, where NCCL refuses ranks sharing a GPU.
 TARGETS = tuple((kc, "traditional", (1, 4, 16, 64), 3.0) for kc in KC) + \
     tuple((kc, "ipc_limit", None, 0.9) for kc in KC) + \
+    tuple((kc, "nccl", None, 1.0) for kc in KC) + \
     (("progress_stream", "traditional", (1, 4, 16, 64), 1.5),)
 HRTT_TARGET_US = 5.0
 
@@ -65,11 +69,16 @@ def report(rows):
                   ("progress_stream", "traditional"), ("kernel_copy_stream", "ipc_limit"),
                   ("kernel_copy_kernels", "ipc_limit"), ("kernel_copy_graph", "ipc_limit"),
                   ("kernel_copy_graph_kstart", "ipc_limit"),
-                  ("kernel_copy_graph", "ipc_limit_graph"), ("progress_stream", "ipc_limit"))
+                  ("kernel_copy_graph", "ipc_limit_graph"), ("progress_stream", "ipc_limit"),
+                  ("kernel_copy_stream", "nccl"), ("kernel_copy_kernels", "nccl"),
+                  ("kernel_copy_graph", "nccl"), ("kernel_copy_graph_kstart", "nccl"),
+                  ("progress_stream", "nccl"))
         ratios = tuple((a, b) for a, b in ratios
-                       if any(k[0] == path and k[1] in (a, b) for k in gp))
+                       if any(k[0] == path and k[1] in (a, b) for k in gp) and
+                       (b != "nccl" or any(k[0] == path and k[1] == b for k in gp)))
         out += ["", f"ratios ({path}); targets: kernel_copy_stream, _kernels and _graph >= 3x "
-                "traditional at 1-64 blocks and >= 0.9x ipc_limit at every grid, "
+                "traditional at 1-64 blocks, >= 0.9x ipc_limit and (where it ran) >= 1.0x nccl "
+                "at every grid, "
                 "progress_stream >= 1.5x traditional at 1-64 blocks (* = missed); "
                 "kc: kernel copy, pe: progress engine",
                 f"{'grid':>8}" + "".join(f"{SHORT[a] + '/' + SHORT[b]:>18}" for a, b in ratios)]

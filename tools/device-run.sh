@@ -8,6 +8,11 @@
 #                    each in turn
 #   DEVICE_TESTS=0   skip the GPU suite (a call is limited to 10 minutes:
 #                    the suite and every benchmark take two calls)
+#   DEVICE_SHARDS=N  on a node of at least 2N GPUs, the GPU suite's lines of
+#                    one and two ranks in N shards side by side, shard i on
+#                    GPUs 2i and 2i+1 (one rank per GPU), then the lines of
+#                    more ranks on every GPU: a 10-minute call holds the
+#                    whole suite on four GPUs with N=2 (default 1: in turn)
 #   DEVICE_MPS=1     run everything under CUDA MPS (a control daemon started
 #                    for the run and stopped after): ranks that share a GPU
 #                    then run side by side instead of time-sliced
@@ -58,6 +63,40 @@ if [ -n "${DEVICE_MPS:-}" ]; then
     fi
 fi
 
+# tools/test.sh --gpu "$@", in DEVICE_SHARDS shards where the GPUs allow
+gpu_suite() {
+    local shards=${DEVICE_SHARDS:-1} ngpu i pids=() rc=0 passed=0 failed=0 f
+    ngpu=$(nvidia-smi -L | wc -l)
+    if [ "$shards" -le 1 ] || [ "$ngpu" -lt $((2 * shards)) ]; then
+        tools/test.sh --gpu "$@"
+        return
+    fi
+    # lines of one or two ranks dealt round the shards, the others apart
+    awk -v n="$shards" -v d="$dest" '/^[ \t]*(#|$)/ { next }
+        $2 <= 2 { print > (d "/shard-" (k++ % n) ".list"); next }
+        { print > (d "/wide.list") }' "$here/tests/gpu.list"
+    for ((i = 0; i < shards; i++)); do
+        echo "== shard $i: GPUs $((2 * i)),$((2 * i + 1)), $(wc -l < "$dest/shard-$i.list") lines"
+        CUDA_VISIBLE_DEVICES=$((2 * i)),$((2 * i + 1)) TEST_LIST=$dest/shard-$i.list \
+            TEST_BUILD_DIR=$dest/tests-$i tools/test.sh --gpu "$@" > "$dest/shard-$i.txt" 2>&1 &
+        pids+=($!)
+    done
+    for i in "${!pids[@]}"; do wait "${pids[$i]}" || rc=1; cat "$dest/shard-$i.txt"; done
+    if [ -s "$dest/wide.list" ]; then
+        echo "== lines of more than two ranks: every GPU ($ngpu)"
+        TEST_LIST=$dest/wide.list TEST_BUILD_DIR=$dest/tests-0 TEST_REUSE_BUILD=1 \
+            tools/test.sh --gpu "$@" > "$dest/wide.txt" 2>&1 || rc=1
+        cat "$dest/wide.txt"
+    fi
+    for f in "$dest"/shard-*.txt "$dest/wide.txt"; do
+        [ -e "$f" ] || continue
+        read -r p q < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$f" | tail -n 1)
+        passed=$((passed + ${p:-0})); failed=$((failed + ${q:-1}))
+    done
+    echo "$passed passed, $failed failed"
+    return $rc
+}
+
 rc=0
 # A lent machine allows 10 minutes a call: a hanging test must not take 3.
 export TEST_TIMEOUT=${TEST_TIMEOUT:-60}
@@ -67,7 +106,7 @@ if [ "${DEVICE_TESTS:-1}" != 0 ]; then
             "$here/tools/hangdump.c" -lpthread -ldl; then
         export TEST_WRAPPER="env LD_PRELOAD=$dest/libhangdump.so HANGDUMP_AFTER=$hang"
     fi
-    cd "$here" && tools/test.sh --gpu "$@" 2>&1 | tee "$out/gpu-tests.txt"
+    cd "$here" && gpu_suite "$@" 2>&1 | tee "$out/gpu-tests.txt"
     rc=${PIPESTATUS[0]}
     unset TEST_WRAPPER
     failed=$(tr -d '\000' < "$out/gpu-tests.txt" | grep -o 'log: [^ ]*\.log' | cut -c6-)
