@@ -12,7 +12,12 @@
  *                  epochs captured into one CUDA graph, which the host
  *                  launches: no host call per epoch
  *     nccl         kernel, ncclAllReduce on the same stream, synchronize
- *                  (where NCCL accepts the ranks' GPUs; not two ranks on one)
+ *                  (where NCCL accepts the ranks' GPUs; not two ranks on one):
+ *                  host-synchronized each epoch, as partitioned
+ *     nccl_stream  kernel, ncclAllReduce, epochs back to back on the stream,
+ *                  one synchronization at the end: as partitioned_stream
+ *     nccl_graph   nccl_stream's epochs captured into one CUDA graph of
+ *                  BENCH_GRAPH_EPOCHS: as partitioned_graph
  *   b_coll_gpu overhead          MPIX_Pallreduce_init on GPU buffers
  * BENCH_KERNEL_TIME=1 adds rows gkernel,compute|compute_pready: the kernel's
  * own time (CUDA events) without and with MPIX_Pready; -DBENCH_PREADY=
@@ -40,6 +45,13 @@ __global__ void compute(float *x, int it, int r)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, it);
+}
+
+/* compute() with its epoch from ebase in a graph (nccl_graph) */
+__global__ void compute_at(float *x, int it, const int *ebase, int r)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, epoch_at(it, ebase));
 }
 
 /* -DBENCH_PREADY=block|warp|thread: an explicit aggregation level instead
@@ -211,6 +223,42 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             else check(y, n, it + 1, "nccl");
         }
         report("nccl", grid, t, iters);
+
+        /* stream-ordered, as partitioned_stream: no host synchronization
+         * per epoch */
+        for (int it = -1; it < iters; ++it) {
+            if (0 == it) {
+                CUDA(cudaStreamSynchronize(s));
+                MPI_Barrier(MPI_COMM_WORLD);
+                t = MPI_Wtime();
+            }
+            compute<<<grid, 1024, 0, s>>>(x, it + 2, rank);
+            ncclAllReduce(x, y, n, ncclFloat, ncclSum, (ncclComm_t) nccl, s);
+        }
+        CUDA(cudaStreamSynchronize(s));
+        t = MPI_Wtime() - t;
+        check(y, n, iters + 1, "nccl_stream");
+        report("nccl_stream", grid, t, iters);
+
+        /* replayed from a graph, as partitioned_graph */
+        int K = graph_epochs(), reps = (iters + K - 1) / K, *ebase, base = iters + 1;
+        CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
+        graph_base(ebase, base, s);
+        cudaGraphExec_t exec = graph_capture(s, K, ebase, [&](int k) {
+            compute_at<<<grid, 1024, 0, s>>>(x, k, ebase, rank);
+            ncclAllReduce(x, y, n, ncclFloat, ncclSum, (ncclComm_t) nccl, s);
+        });
+        CUDA(cudaGraphLaunch(exec, s)); /* warm-up */
+        CUDA(cudaStreamSynchronize(s));
+        MPI_Barrier(MPI_COMM_WORLD);
+        t = MPI_Wtime();
+        for (int r = 0; r < reps; ++r) CUDA(cudaGraphLaunch(exec, s));
+        CUDA(cudaStreamSynchronize(s));
+        t = MPI_Wtime() - t;
+        check(y, n, base + (long) (reps + 1) * K, "nccl_graph");
+        report("nccl_graph", grid, t, reps * K);
+        CUDA(cudaGraphExecDestroy(exec));
+        CUDA(cudaFree(ebase));
     }
 #endif
     CUDA(cudaFree(x));

@@ -147,22 +147,42 @@ if by["callreduce"]:
 
 # Collectives, GPU: kernel + allreduce vs grid size (seed 000, Figs. 6-7)
 if by["gallreduce"]:
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    # one panel per number of ranks; the one- and two-shot prototypes
+    # (b_coll_oneshot) stay in the tables below, out of the figure
     series = defaultdict(list)
     for r in by["gallreduce"]:
-        series[(r["component"], int(r["param2"]))].append((int(r["param1"]), float(r["value"])))
-    for (comp, np_), pts in sorted(series.items()):
-        pts.sort()
-        ax.plot(*zip(*pts), marker="o", label=f"{comp}, {np_} ranks")
-    finish(fig, ax, "grid size (blocks of 1024 threads, one float each)", "kernel + allreduce [us]", "kernel + allreduce on GPU buffers", f"{out}/allreduce-gpu.png", True, fontsize=7)
+        if r["component"].startswith(("oneshot_", "twoshot_")):
+            continue
+        series[(int(r["param2"]), r["component"])].append((int(r["param1"]), float(r["value"])))
+    nps = sorted({k[0] for k in series})
+    fig, axes = plt.subplots(1, len(nps), figsize=(5.2 * len(nps) + 1.6, 4.2), squeeze=False)
+    for ax, np_ in zip(axes[0], nps):
+        for (n, comp), pts in sorted(series.items()):
+            if n == np_:
+                pts.sort()
+                ax.plot(*zip(*pts), marker="o", label=comp)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("grid size (blocks of 1024 threads, one float each)")
+        ax.set_ylabel("kernel + allreduce [us]")
+        ax.set_title(f"kernel + allreduce on GPU buffers, {np_} ranks")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    fig.tight_layout()
+    fig.savefig(f"{out}/allreduce-gpu.png", dpi=120)
     table("kernel + allreduce, GPU buffers [us]", by["gallreduce"], ["component", "param1", "param2", "value"])
     t = {(r["component"], int(r["param1"]), int(r["param2"])): float(r["value"]) for r in by["gallreduce"]}
-    print("\nspeedup of partitioned: variant, grid, ranks, over traditional, over nccl")
+    # NCCL on the same footing: host-synchronized each epoch (nccl) for the
+    # host-started partitioned, stream-ordered (nccl_stream) and graph
+    # (nccl_graph) for their partitioned counterparts, where they ran
+    print("\nspeedup of partitioned: variant, grid, ranks, over traditional, over nccl "
+          "(partitioned: nccl, _stream: nccl_stream, _graph: nccl_graph; the nccl row where "
+          "those did not run)")
     for (comp, g, np_) in sorted(k for k in t if k[0].startswith("partitioned")):
         tr = t.get(("traditional", g, np_))
-        nc = t.get(("nccl", g, np_))
+        nc = t.get(("nccl" + comp[len("partitioned"):], g, np_)) or t.get(("nccl", g, np_))
         p = t[(comp, g, np_)]
-        print(f"{comp:>16} {g:>8} {np_:>4}  {tr / p if tr else 0:8.2f}x  {nc / p if nc else 0:8.2f}x")
+        print(f"{comp:>18} {g:>8} {np_:>4}  {tr / p if tr else 0:8.2f}x  {nc / p if nc else 0:8.2f}x")
     print("\nthe GPU engine (partitioned: host-started, partitioned_stream: stream-ordered, "
           "partitioned_graph: stream-ordered epochs replayed from CUDA graphs) against "
           "the schedule engine, traditional and the two limits: grid, ranks, us, and "

@@ -76,12 +76,15 @@ gpu_suite() {
         $2 <= 2 { print > (d "/shard-" (k++ % n) ".list"); next }
         { print > (d "/wide.list") }' "$here/tests/gpu.list"
     for ((i = 0; i < shards; i++)); do
-        echo "== shard $i: GPUs $((2 * i)),$((2 * i + 1)), $(wc -l < "$dest/shard-$i.list") lines"
         CUDA_VISIBLE_DEVICES=$((2 * i)),$((2 * i + 1)) TEST_LIST=$dest/shard-$i.list \
             TEST_BUILD_DIR=$dest/tests-$i tools/test.sh --gpu "$@" > "$dest/shard-$i.txt" 2>&1 &
         pids+=($!)
     done
-    for i in "${!pids[@]}"; do wait "${pids[$i]}" || rc=1; cat "$dest/shard-$i.txt"; done
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || rc=1
+        echo "== shard $i: GPUs $((2 * i)),$((2 * i + 1)), $(wc -l < "$dest/shard-$i.list") lines"
+        cat "$dest/shard-$i.txt"
+    done
     if [ -s "$dest/wide.list" ]; then
         echo "== lines of more than two ranks: every GPU ($ngpu)"
         TEST_LIST=$dest/wide.list TEST_BUILD_DIR=$dest/tests-0 TEST_REUSE_BUILD=1 \
