@@ -61,6 +61,10 @@ struct mca_part_ucx_peer_t {
  * (part_ucx_device_gpu_scope_fences). Only the receiver's own data depends
  * on it. */
 #define MCA_PART_UCX_ACK_SAME_GPU 1u
+/* ... and the receiver sends its ready-to-receive as active messages
+ * (MCA_PART_UCX_AM_RTR), which the sender's handler writes into its word
+ * only for the live request: no put of the receiver reaches the word. */
+#define MCA_PART_UCX_ACK_RTR_AM 2u
 
 /* Sender -> receiver, once per MPI_Psend_init. */
 typedef struct mca_part_ucx_setup_msg_t {
@@ -114,7 +118,7 @@ typedef struct mca_part_ucx_ack_msg_t {
     uint64_t words_addr;            /* exposed buffer: the receiver's stream words in its
                                      * GPU memory (MCA_PART_UCX_RECV_WORDS), 0: none */
     uint32_t words_rkey_len;
-    uint32_t flags;                 /* MCA_PART_UCX_ACK_SAME_GPU */
+    uint32_t flags;                 /* MCA_PART_UCX_ACK_SAME_GPU, _RTR_AM */
     uint8_t rkeys[];                /* buf rkey, flags rkey, then words rkey */
 } mca_part_ucx_ack_msg_t;
 

@@ -198,6 +198,17 @@ void mca_part_ucx_block_free(mca_part_ucx_block_t *block)
     block->addr = NULL;
 }
 
+void mca_part_ucx_block_retire(mca_part_ucx_block_t *block)
+{
+    /* Zeroed at the next allocation is not enough: a write that comes
+     * after it would be taken for the new owner's. */
+    if (NULL != block->addr) {
+        MCA_PART_UCX_VERBOSE(10, "control block %p of %zu bytes retired: a peer may still "
+                             "write it", block->addr, block->size);
+    }
+    block->addr = NULL;
+}
+
 void mca_part_ucx_block_chunk(const mca_part_ucx_block_t *block, uint64_t *addr, uint64_t *size)
 {
     *addr = (NULL != block->chunk) ? (uint64_t) (uintptr_t) block->chunk->base : 0;

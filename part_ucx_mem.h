@@ -37,6 +37,10 @@ int mca_part_ucx_block_alloc(size_t size, mca_part_ucx_block_t *block);
 int mca_part_ucx_block_alloc_mapped(size_t size, mca_part_ucx_block_t *block);
 /* Either kind of block. */
 void mca_part_ucx_block_free(mca_part_ucx_block_t *block);
+/* Instead of the free of a block that a peer may still write (by RMA, at
+ * the address it was given): never handed out again; its chunk goes at
+ * mca_part_ucx_mem_fini. The caller holds the module lock. */
+void mca_part_ucx_block_retire(mca_part_ucx_block_t *block);
 /* Address and size of the block's chunk. */
 void mca_part_ucx_block_chunk(const mca_part_ucx_block_t *block, uint64_t *addr, uint64_t *size);
 /* The packed rkey of the block's chunk, valid until mca_part_ucx_mem_fini. */

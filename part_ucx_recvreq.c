@@ -641,7 +641,8 @@ static int mca_part_ucx_recv_answer(mca_part_ucx_request_t *req,
     ack->rreq_cookie = req->cookie;
     ack->am = (rreq->super.am ? 1u : 0u) | (rreq->super.ahead ? MCA_PART_UCX_ACK_AHEAD : 0u);
     ack->error = error;
-    ack->flags = rreq->same_gpu_data ? MCA_PART_UCX_ACK_SAME_GPU : 0u;
+    ack->flags = (rreq->same_gpu_data ? MCA_PART_UCX_ACK_SAME_GPU : 0u) |
+                 (rreq->rtr_am ? MCA_PART_UCX_ACK_RTR_AM : 0u);
     ack->parts = req->parts;
     ack->total_bytes = req->total_bytes;
     ack->buf_addr = (uint64_t) (uintptr_t) rreq->super.data;

@@ -241,6 +241,7 @@ typedef struct mca_part_ucx_sendreq_t {
     const volatile uint64_t *peer_rtr; /* kernel copy: the receiver's ready-to-receive word
                                         * (its shared flags, mapped here), NULL: none */
     bool receiver_same_gpu;         /* MCA_PART_UCX_ACK_SAME_GPU */
+    bool receiver_rtr_am;           /* MCA_PART_UCX_ACK_RTR_AM: no put reaches rtr_block */
     mca_part_ucx_block_t rtr_block; /* receiver writes the epoch it is ready for */
     volatile uint64_t *part_state;  /* MCA_PART_UCX_QUEUED / MCA_PART_UCX_ISSUED */
     opal_atomic_int64_t queued;     /* partitions waiting for the receiver */

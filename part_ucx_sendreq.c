@@ -800,6 +800,7 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
     sreq->remote_buf = ack->buf_addr;
     sreq->remote_flags = ack->flags_addr;
     sreq->receiver_same_gpu = 0 != (ack->flags & MCA_PART_UCX_ACK_SAME_GPU);
+    sreq->receiver_rtr_am = 0 != (ack->flags & MCA_PART_UCX_ACK_RTR_AM);
     if (ack->am) {
         /* The receiver asked for active messages: no keys needed. */
         p2p->am = true;
@@ -879,7 +880,15 @@ static bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
     if (NULL != req->dev && mca_part_ucx_dev_failed(req)) {
         return mca_part_ucx_dev_send_drained(req); /* partitions may never come */
     }
-    return sreq->ops_done == MCA_PART_UCX_SEND_OPS(req);
+    /* An epoch with partitions waits for the receiver's ready-to-receive
+     * before its puts; an empty one (zero partitions) moves nothing, but
+     * completes only once that ready-to-receive is in all the same. The
+     * receiver puts it into rtr_block by RMA: one that came after the
+     * request completed (and was freed) would land in the word of the
+     * request the pool gives it to next, whose epochs would then run ahead
+     * of their receiver and overwrite data it has not read yet. */
+    return sreq->ops_done == MCA_PART_UCX_SEND_OPS(req) &&
+           (0 != req->parts || mca_part_ucx_receiver_ready(sreq));
 }
 
 /* Info keys of device sends: how kernels' partitions move. */
@@ -1114,7 +1123,21 @@ static void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
                                  ucp_ep_flush_nbx(sreq->super.remote->eps[w], &param));
     }
     OPAL_THREAD_LOCK(&m->lock);
-    mca_part_ucx_block_free(&sreq->rtr_block);
+    /* The receiver was given the word's address in the setup record and
+     * puts each epoch's ready-to-receive into it. A correct receiver puts
+     * none after the one of our last epoch, which completed only once it
+     * was in (mca_part_ucx_send_progress); where that is not known (no
+     * answer yet: the record may still be matched, a failed epoch, never
+     * started) a put may still come, and the word must never be taken for
+     * another request's: it is retired. Ready-to-receive messages need
+     * nothing of the kind: the handler finds no live request. */
+    if (NULL != sreq->rtr_block.addr && MCA_PART_UCX_SETUP_DONE == req->setup &&
+        (sreq->receiver_rtr_am ||
+         (req->epoch > 0 && *(volatile uint64_t *) sreq->rtr_block.addr >= req->epoch))) {
+        mca_part_ucx_block_free(&sreq->rtr_block);
+    } else {
+        mca_part_ucx_block_retire(&sreq->rtr_block);
+    }
     if (NULL != sreq->words_rkey) {
         ucp_rkey_destroy(sreq->words_rkey);
     }
