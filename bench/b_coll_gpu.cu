@@ -69,6 +69,32 @@ __global__ void compute_pready(float *x, int it, const int *ebase, int r, int bp
     BENCH_PREADY(blockIdx.x / bpp, preq);
 }
 
+/* The graph rows: epoch(k, ebase), k = 1..K (graph_epochs()), captured
+ * into one graph from epoch `base` on, replayed once to warm up, then
+ * timed from a barrier over the replays that make at least `iters`
+ * epochs. Returns the seconds; *epochs: the timed epochs, *last: the
+ * number of the last one (what check() compares with). */
+template <class F>
+static double graph_run(cudaStream_t s, int iters, int base, int *epochs, long *last, F epoch)
+{
+    int K = graph_epochs(), reps = (iters + K - 1) / K, *ebase;
+    CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
+    graph_base(ebase, base, s);
+    cudaGraphExec_t exec = graph_capture(s, K, ebase, [&](int k) { epoch(k, ebase); });
+    CUDA(cudaGraphLaunch(exec, s)); /* warm-up */
+    CUDA(cudaStreamSynchronize(s));
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int r = 0; r < reps; ++r) CUDA(cudaGraphLaunch(exec, s));
+    CUDA(cudaStreamSynchronize(s));
+    t = MPI_Wtime() - t;
+    CUDA(cudaGraphExecDestroy(exec));
+    CUDA(cudaFree(ebase));
+    *epochs = reps * K;
+    *last = base + (long) (reps + 1) * K;
+    return t;
+}
+
 static void allreduce(int grid, cudaStream_t s, void *nccl)
 {
     size_t n = (size_t) grid * 1024, bytes = n * sizeof(float);
@@ -180,28 +206,18 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         check(y, n, iters + 1, "partitioned_stream");
         report("partitioned_stream", grid, t, iters);
 
-        /* the same epochs replayed from a graph of K; the host synchronised
+        /* the same epochs replayed from a graph; the host synchronised
          * the stream and saw the epochs so far complete (MPI_Wait) */
-        int K = graph_epochs(), reps = (iters + K - 1) / K, *ebase, base = iters + 1;
-        CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
-        graph_base(ebase, base, s);
-        cudaGraphExec_t exec = graph_capture(s, K, ebase, [&](int k) {
+        int epochs;
+        long last;
+        t = graph_run(s, iters, iters + 1, &epochs, &last, [&](int k, const int *ebase) {
             MPIX_Start_enqueue(&req);
             compute_pready<<<grid, 1024, 0, s>>>(x, k, ebase, rank, bpp, preq);
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
         });
-        CUDA(cudaGraphLaunch(exec, s)); /* warm-up */
-        CUDA(cudaStreamSynchronize(s));
-        MPI_Barrier(MPI_COMM_WORLD);
-        t = MPI_Wtime();
-        for (int r = 0; r < reps; ++r) CUDA(cudaGraphLaunch(exec, s));
-        CUDA(cudaStreamSynchronize(s));
-        t = MPI_Wtime() - t;
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-        check(y, n, base + (long) (reps + 1) * K, "partitioned_graph");
-        report("partitioned_graph", grid, t, reps * K);
-        CUDA(cudaGraphExecDestroy(exec));
-        CUDA(cudaFree(ebase));
+        check(y, n, last, "partitioned_graph");
+        report("partitioned_graph", grid, t, epochs);
         MPIX_Prequest_free(&preq);
         MPI_Request_free(&req);
         MPI_Comm_free(&scomm);
@@ -241,24 +257,14 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         report("nccl_stream", grid, t, iters);
 
         /* replayed from a graph, as partitioned_graph */
-        int K = graph_epochs(), reps = (iters + K - 1) / K, *ebase, base = iters + 1;
-        CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
-        graph_base(ebase, base, s);
-        cudaGraphExec_t exec = graph_capture(s, K, ebase, [&](int k) {
+        int epochs;
+        long last;
+        t = graph_run(s, iters, iters + 1, &epochs, &last, [&](int k, const int *ebase) {
             compute_at<<<grid, 1024, 0, s>>>(x, k, ebase, rank);
             ncclAllReduce(x, y, n, ncclFloat, ncclSum, (ncclComm_t) nccl, s);
         });
-        CUDA(cudaGraphLaunch(exec, s)); /* warm-up */
-        CUDA(cudaStreamSynchronize(s));
-        MPI_Barrier(MPI_COMM_WORLD);
-        t = MPI_Wtime();
-        for (int r = 0; r < reps; ++r) CUDA(cudaGraphLaunch(exec, s));
-        CUDA(cudaStreamSynchronize(s));
-        t = MPI_Wtime() - t;
-        check(y, n, base + (long) (reps + 1) * K, "nccl_graph");
-        report("nccl_graph", grid, t, reps * K);
-        CUDA(cudaGraphExecDestroy(exec));
-        CUDA(cudaFree(ebase));
+        check(y, n, last, "nccl_graph");
+        report("nccl_graph", grid, t, epochs);
     }
 #endif
     CUDA(cudaFree(x));
