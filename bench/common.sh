@@ -30,6 +30,17 @@ bench_cuda_build() {
         mpicxx -o "$bin" "$bin.o" -L"$cuda/lib64" -lcudart "$@"
 }
 
+# bench_nccl: $nccl (nvcc flag) and $ncclibs (link flags) for the
+# benchmarks' NCCL rows where NCCL is found, with the toolkit or from the
+# distribution (the lent nodes: /usr/include); empty otherwise.
+bench_nccl() {
+    local cuda=${CUDA_HOME:-/usr/local/cuda}
+    nccl=; ncclibs=
+    if [ -e "$cuda/include/nccl.h" ] || [ -e /usr/include/nccl.h ]; then
+        nccl=-DHAVE_NCCL; ncclibs="-L$cuda/lib -lnccl"
+    fi
+}
+
 # bench_variants_begin: what bench_variant needs, for the scripts that run
 # each variant as its own mpirun over the same grids (BENCH_QUICK: fewer;
 # BENCH_GRIDS=1,4,...: these); $limit (BENCH_TIMEOUT, default 120 s) bounds

@@ -19,16 +19,21 @@ for r in rows:
 styles = {"ucx": ("tab:blue", "o"), "persist": ("tab:orange", "s"), "sendrecv": ("tab:gray", "^")}
 
 
-def finish(fig, ax, xlabel, ylabel, title, path, logy, **legend):
-    """The common end of every figure: log2 x axis, labels, legend, grid, PNG."""
+def style(ax, xlabel, ylabel, title, logy):
+    """Every panel: log2 x axis, labels, grid."""
     ax.set_xscale("log", base=2)
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(**legend)
     ax.grid(True, which="both", alpha=0.3)
+
+
+def finish(fig, ax, xlabel, ylabel, title, path, logy, **legend):
+    """The common end of every one-panel figure: style, legend, PNG."""
+    style(ax, xlabel, ylabel, title, logy)
+    ax.legend(**legend)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
@@ -161,12 +166,8 @@ if by["gallreduce"]:
             if n == np_:
                 pts.sort()
                 ax.plot(*zip(*pts), marker="o", label=comp)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("grid size (blocks of 1024 threads, one float each)")
-        ax.set_ylabel("kernel + allreduce [us]")
-        ax.set_title(f"kernel + allreduce on GPU buffers, {np_} ranks")
-        ax.grid(True, which="both", alpha=0.3)
+        style(ax, "grid size (blocks of 1024 threads, one float each)", "kernel + allreduce [us]",
+              f"kernel + allreduce on GPU buffers, {np_} ranks", True)
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.tight_layout()
     fig.savefig(f"{out}/allreduce-gpu.png", dpi=120)

@@ -47,12 +47,9 @@ done
 
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
-    nccl=; ncclibs=
-    if [ -e "$cuda/include/nccl.h" ] || [ -e /usr/include/nccl.h ]; then
-        nccl=-DHAVE_NCCL; ncclibs=-lnccl
-    fi
+    bench_nccl
     # shellcheck disable=SC2086
-    bench_cuda_build "$here/bench/b_coll_gpu.cu" "$build/b_coll_gpu" $nccl -- -L"$cuda/lib" $ncclibs
+    bench_cuda_build "$here/bench/b_coll_gpu.cu" "$build/b_coll_gpu" $nccl -- $ncclibs
     # np 2 and 4: one rank per GPU where there are as many, else ranks
     # sharing a GPU (under CUDA MPS, bench/README.md)
     for np in 2 4; do

@@ -38,13 +38,7 @@ trap 'rm -rf "$build"' EXIT
 csv=$out/results.csv
 echo "bench,component,param1,param2,value,unit" > "$csv"
 : > "$out/errors.txt"
-# NCCL's stream-ordered send/recv (the nccl variants) where NCCL is found:
-# with the toolkit or from the distribution (the lent nodes: /usr/include)
-cuda=${CUDA_HOME:-/usr/local/cuda}
-nccl=; ncclibs=
-if [ -e "$cuda/include/nccl.h" ] || [ -e /usr/include/nccl.h ]; then
-    nccl=-DHAVE_NCCL; ncclibs="-L$cuda/lib -lnccl"
-fi
+bench_nccl # NCCL's stream-ordered send/recv (the nccl variants) where NCCL is found
 # shellcheck disable=SC2086
 if ! bench_cuda_build "$here/bench/b_stream.cu" "$build/b_stream" $nccl ${BENCH_NVCCFLAGS:-} \
         -- $ncclibs > "$out/logs/build.log" 2>&1; then

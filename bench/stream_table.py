@@ -13,7 +13,8 @@ GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "kernel_copy
 HRTT = ("stream", "kernels", "parrived", "kernels_graph", "kernels_graph_kstart", "parrived_graph",
         "parrived_graph_kstart", "kernels_graph_nojoin", "kernels_graph_kstart_nojoin",
         "parrived_graph_nojoin", "parrived_graph_kstart_nojoin", "host", "sendrecv", "nccl")
-HRTT_TARGETED = tuple(v for v in HRTT[:-3] if not v.endswith("_nojoin"))
+HRTT_TARGETED = tuple(v for v in HRTT
+                      if v not in ("host", "sendrecv", "nccl") and not v.endswith("_nojoin"))
 SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stream": "kc_stream",
          "kernel_copy_kernels": "kc_kern", "kernel_copy_graph": "kc_graph",
          "kernel_copy_graph_kstart": "kc_graph_k", "kernel_copy_graph_nojoin": "kc_graph_nj",
