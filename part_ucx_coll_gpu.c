@@ -381,6 +381,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
          * ranks' words suffice */
         a->gpu_scope = m->params.coll_gpu_scope_fences && sharing == n;
+        a->narrow_fences = m->params.coll_gpu_scope_fences;
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {

@@ -240,9 +240,11 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_twoshot_bytes);
     mca_part_ucx_var("coll_gpu_scope_fences",
-        "GPU engine: where every rank runs on one GPU (CUDA MPS), GPU-scope fences between "
-        "the ranks' words and in the kernels' MPIX_Pready; 0: system scope always, as "
-        "between GPUs",
+        "GPU engine: fences no wider than the words' readers: where every rank runs on one "
+        "GPU (CUDA MPS), GPU scope between the ranks' words and in the kernels' MPIX_Pready; "
+        "GPU scope before the host words that publish results in GPU memory; no fence "
+        "before a word that only says a peer's data was read; 0: system-scope fences "
+        "always",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_scope_fences);
     mca_part_ucx_var("join_bytes_gpu",

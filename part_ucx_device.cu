@@ -501,17 +501,21 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
 }
 
 /* A start of its own: one pair, epoch, for every word of st. */
-__global__ void part_start_counted(volatile uint64_t *epoch, part_starts st)
+__global__ void part_start_counted(volatile uint64_t *epoch, part_starts st, int local)
 {
     uint64_t e = epoch[1];
     unsigned i;
 
     epoch[0] = e;
-    __threadfence_system(); /* the stream's earlier work before the start shows */
+    if (!local) {
+        __threadfence_system(); /* the stream's earlier work before the start shows */
+    }
     for (i = 0; i < st.n; ++i) {
         *st.addr[i] = e;
     }
-    __threadfence_system();
+    if (!local) {
+        __threadfence_system();
+    }
 }
 
 /* The counted wait this thread captured last, for the starts captured
@@ -635,7 +639,7 @@ static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsi
         return 0;
     }
     if (how & MCA_PART_UCX_START_KERNEL) {
-        part_start_counted<<<1, 1, 0, s>>>(epoch, st);
+        part_start_counted<<<1, 1, 0, s>>>(epoch, st, 0 != (how & MCA_PART_UCX_START_LOCAL));
         return check(cudaGetLastError());
     }
     for (i = 0; i < n; ++i) {

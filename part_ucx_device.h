@@ -28,6 +28,7 @@
 /* How stream_start_counted makes a start (flags). */
 #define MCA_PART_UCX_START_KERNEL 1
 #define MCA_PART_UCX_START_JOIN 2
+#define MCA_PART_UCX_START_LOCAL 4
 /* A wait's flags: a one-thread kernel waits (stream_wait); the data its
  * word releases was written on this GPU, into this GPU's memory: the
  * kernel acquires it at GPU scope (part_ucx_device_gpu_scope_fences). */
@@ -95,6 +96,8 @@ typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt, esize;        /* dt/op: reductions; esize: bytes an element */
     int me, n, root;
     int gpu_scope;                  /* 1: every rank on this GPU (GPU-scope fences suffice) */
+    /* 1: fences no wider than the words' readers need (part_ucx_device_coll.h) */
+    int narrow_fences;
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */
@@ -164,7 +167,10 @@ typedef struct mca_part_ucx_device_ops_t {
      * MCA_PART_UCX_START_JOIN, a start captured right after a counted
      * wait of the same thread's capture (nothing on the stream between
      * them) is made by that wait's kernel once it has waited, epoch[0]
-     * included: no node of its own. The wait's `flags` as stream_wait's
+     * included: no node of its own. With MCA_PART_UCX_START_LOCAL, only
+     * this stream's later work on this GPU reads the start's words (the
+     * GPU engine's): a start kernel then needs no system-scope fence, the
+     * kernels' boundaries order it. The wait's `flags` as stream_wait's
      * (its kernel is always one). */
     int (*stream_start_counted)(void *stream, volatile uint64_t *epoch, unsigned n,
                                 volatile uint64_t *const *addrs, int how);

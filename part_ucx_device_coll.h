@@ -23,7 +23,7 @@
  *      GPU mappings; two-shot: reduce slice `me` and store it into every
  *      rank's result;
  *   4. tell each rank read from that its data of t is read (and two-shot,
- *      that a slice of its result is stored), with a system-scope release.
+ *      that a slice of its result is stored, with a release).
  * Then each block waits, for its partitions, until every rank that reads
  * this rank's data has read it (the application may then write its buffer
  * again), and two-shot until every slice of the result is there; only
@@ -37,12 +37,24 @@
  * and may hold an earlier epoch's data), after an acquire of the word that
  * said it is there.
  *
- * Fences: between the ranks' words, GPU scope where every rank runs on
- * this GPU (a.gpu_scope: ranks sharing it under CUDA MPS), system scope
- * where a peer is another GPU; system scope always before a word in host
- * memory (done, finished, the stream's epoch words), which the host reads.
- * A system-scope fence waits until every earlier store, host memory
- * included, has reached its memory: microseconds, paid on every step.
+ * Fences. A system-scope fence takes about 1.5 us even with no store
+ * outstanding, and every step of an epoch would pay one, so each is no
+ * wider than the readers of its word need (a.narrow_fences, MCA
+ * part_ucx_coll_gpu_scope_fences; 0 keeps system scope everywhere):
+ * - between the ranks' words, GPU scope where every rank runs on this GPU
+ *   (a.gpu_scope: ranks sharing it under CUDA MPS), else system scope;
+ * - the waits acquire with the load that sees the word (ld.acquire), not
+ *   with a fence after it;
+ * - no fence before a word that only says a peer's data was read
+ *   (consumed): every value read was stored before the block's barrier,
+ *   so no read is outstanding for a later store of the peer to overtake
+ *   (NCCL's consumers free a buffer so, without a fence);
+ * - GPU scope before the host-memory words that say a result is final
+ *   (done, finished): the results lie in this GPU's memory, whose L2 is
+ *   where every reader reaches them (this GPU's kernels, the host's
+ *   copies, a peer or a NIC), and a GPU-scope fence has them there before
+ *   the word is stored; a system-scope one would also wait for this GPU's
+ *   stores into other memories, which these words do not publish.
  */
 
 #define GCOLL_THREADS 512
@@ -51,6 +63,34 @@
 __device__ static inline void gcoll_fence(const mca_part_ucx_gcoll_args_t &a)
 {
     part_fence(a.gpu_scope);
+}
+
+/* Before a host-memory word that says results in this GPU's memory are
+ * final (see above). */
+__device__ static inline void gcoll_fence_host(const mca_part_ucx_gcoll_args_t &a)
+{
+    part_fence(a.narrow_fences);
+}
+
+/* A word loaded with acquire, at GPU scope where only this GPU's threads
+ * write it: what its writer released before it is then visible to this
+ * thread and, after a block barrier, to the block. Cheaper than a relaxed
+ * poll followed by a fence, which waits for this thread's stores too (a
+ * system-scope fence takes microseconds). */
+__device__ static inline uint64_t gcoll_acquire(bool gpu_scope, const volatile uint64_t *w)
+{
+    uint64_t v;
+#if __CUDA_ARCH__ >= 700
+    if (gpu_scope) {
+        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(w) : "memory");
+    } else {
+        asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(w) : "memory");
+    }
+#else
+    v = *w;
+    part_fence(gpu_scope);
+#endif
+    return v;
 }
 
 __device__ static inline void gcoll_nap(void)
@@ -170,7 +210,8 @@ __device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a
     volatile uint64_t *ready = gcoll_ready(a, a.me);
 
     for (uint64_t u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
-        for (unsigned i = 0; ready[u] < e; ++i) {
+        /* the producer runs on this GPU: GPU scope acquires its data */
+        for (unsigned i = 0; gcoll_acquire(true, ready + u) < e; ++i) {
             if (0 == (i & 15) && a.host_ready[u] >= e) {
                 part_fence_sys(); /* the data the host saw ready before the word */
                 ready[u] = e;
@@ -187,32 +228,30 @@ __device__ static inline void gcoll_peers_ready(const mca_part_ucx_gcoll_args_t 
                                                 uint64_t u1, uint64_t e)
 {
     uint64_t span = u1 - u0 + 1, pairs = (uint64_t) a.n * span;
-    bool polled = false;
 
     for (uint64_t i = threadIdx.x; i < pairs; i += blockDim.x) {
         int r = (int) (i / span);
         if (gcoll_reads(a, r)) {
-            while (gcoll_ready(a, r)[u0 + i % span] < e) {
+            while (gcoll_acquire(a.gpu_scope, gcoll_ready(a, r) + u0 + i % span) < e) {
                 gcoll_nap();
             }
-            polled = true;
         }
-    }
-    if (polled) {
-        gcoll_fence(a);
     }
 }
 
 /* The words of the ranks this rank read unit k from (consumed, and
- * two-shot slices), each by one thread after a release of the block's
- * work (the caller's barrier makes it cumulative). */
+ * two-shot slices), each by one thread after the caller's barrier; a
+ * release of the block's work (cumulative after the barrier) where a
+ * word publishes stores (two-shot's slices) or fences stay wide. */
 __device__ static inline void gcoll_tell(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
                                          uint64_t e)
 {
     int r = (int) threadIdx.x;
 
     if (r < a.n && gcoll_reads(a, r)) {
-        gcoll_fence(a);
+        if (!a.narrow_fences || MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind) {
+            gcoll_fence(a);
+        }
         *gcoll_consumed(a, r, a.me, k) = e;
         if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind) {
             *gcoll_slices(a, r, a.me, k) = e;
@@ -223,23 +262,32 @@ __device__ static inline void gcoll_tell(const mca_part_ucx_gcoll_args_t &a, uin
 /* This rank's result of unit k is final: count it toward the user
  * partitions it overlaps, and write the done word (the host and
  * MPIX_Parrived read it) of each one whose last unit this is, after a
- * release of the result. */
+ * release of the result. `synced`: the block's barrier since the result's
+ * stores was passed. One thread a partition, from the block's second warp
+ * on: the first warp's threads tell the peers (gcoll_tell) meanwhile, and
+ * a warp's threads in two branches would take them one after the other,
+ * each behind its fence. */
 __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
-                                         uint64_t e)
+                                         uint64_t e, bool synced)
 {
-    uint64_t off, u0, u1, u;
+    uint64_t off, u0, u1, u, t = (threadIdx.x + blockDim.x - 32) % blockDim.x;
 
-    __syncthreads();
-    (void) gcoll_unit(a, k, &off, &u0, &u1);
-    if (u0 + threadIdx.x <= u1) {
-        gcoll_fence(a); /* the block's result (after the barrier) before the counts */
+    if (!synced) {
+        __syncthreads();
     }
-    for (u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
+    (void) gcoll_unit(a, k, &off, &u0, &u1);
+    if (u0 + t <= u1) {
+        /* the block's result (after the barrier) before the counts, which
+         * only this kernel's blocks read: GPU scope; the fence before the
+         * done word makes it cumulative for the done word's readers */
+        part_fence(true);
+    }
+    for (u = u0 + t; u <= u1; u += blockDim.x) {
         uint64_t first = u * a.user_bytes / a.unit_bytes;
         uint64_t last = ((u + 1) * a.user_bytes - 1) / a.unit_bytes;
         unsigned long long units = last - first + 1;
         if (atomicAdd(gcoll_count(a, u), 1ull) + 1 == e * units) {
-            part_fence_sys(); /* the other units' results, seen through the count */
+            gcoll_fence_host(a); /* the other units' results, seen through the count */
             a.done[u] = e;
         }
     }
@@ -387,22 +435,21 @@ __device__ static inline void gcoll_finish(const mca_part_ucx_gcoll_args_t &a, u
     int r = (int) threadIdx.x;
 
     if (r < a.n && gcoll_read_by(a, r)) {
-        while (*gcoll_consumed(a, a.me, r, k) < e) {
+        while (gcoll_acquire(a.gpu_scope, gcoll_consumed(a, a.me, r, k)) < e) {
             gcoll_nap();
         }
         if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind) {
-            while (*gcoll_slices(a, a.me, r, k) < e) {
+            while (gcoll_acquire(a.gpu_scope, gcoll_slices(a, a.me, r, k)) < e) {
                 gcoll_nap();
             }
         }
-        gcoll_fence(a);
     }
     __syncthreads();
     if (NULL != a.scratch) {
         gcoll_copy(a.dst[a.me] + off, a.scratch + off, len);
     }
     if (gcoll_done_late(a)) {
-        gcoll_done(a, k, e);
+        gcoll_done(a, k, e, false);
     }
 }
 
@@ -444,7 +491,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         __syncthreads();
         gcoll_tell(a, k, e);
         if (!gcoll_done_late(a)) {
-            gcoll_done(a, k, e);
+            gcoll_done(a, k, e, true);
         }
         __syncthreads(); /* the unit's shared state before the next one */
     }
@@ -453,10 +500,10 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     }
     __syncthreads();
     if (0 == threadIdx.x) {
-        gcoll_fence(a); /* this block's words before the count */
+        part_fence(true); /* this block's words before the count (this GPU's) */
         if (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x) {
             atomicExch(a.blocks_done, 0u);
-            part_fence_sys(); /* the other blocks' words, seen through the count */
+            gcoll_fence_host(a); /* the other blocks' words, seen through the count */
             *a.finished = e;
             if (0 == epoch_arg) {
                 /* complete, and the epoch the stream's next start takes,

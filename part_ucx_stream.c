@@ -463,7 +463,8 @@ static bool mca_part_ucx_stream_counted_by_kernel(const mca_part_ucx_stream_plan
 static int mca_part_ucx_stream_counted_how(const mca_part_ucx_stream_plan_t *plan)
 {
     return (mca_part_ucx_stream_counted_by_kernel(plan) ? MCA_PART_UCX_START_KERNEL : 0) |
-           (mca_part_ucx_module.params.stream_graph_join ? MCA_PART_UCX_START_JOIN : 0);
+           (mca_part_ucx_module.params.stream_graph_join ? MCA_PART_UCX_START_JOIN : 0) |
+           (plan->gpu ? MCA_PART_UCX_START_LOCAL : 0);
 }
 
 /* The stream's side of a start, outside the module lock: a CUDA call may
