@@ -125,6 +125,7 @@ typedef struct mca_part_ucx_params_t {
     int coll_gpu_unit_bytes;        /* the GPU engine's unit of work */
     int coll_gpu_blocks;            /* the GPU engine kernel's blocks, at most */
     int coll_gpu_twoshot_bytes;     /* allreduce on 3+ ranks: two-shot from these many bytes */
+    int coll_gpu_push_bytes;        /* allreduce: pushed up to these many bytes */
     bool coll_gpu_scope_fences;     /* GPU-scope fences where all ranks share one GPU */
 } mca_part_ucx_params_t;
 

@@ -35,7 +35,7 @@ struct mca_part_ucx_gcoll_t {
     mca_part_ucx_gcoll_args_t *dargs; /* their copy in GPU memory */
     int dargs_dev;
     void *win;                      /* this rank's window (args.win[me]) */
-    size_t win_bytes;
+    size_t win_bytes, words_bytes;  /* all of it, its words */
     int win_dev, scratch_dev;
     /* this rank's window, contribution and result, registered for the peers */
     ucp_mem_h memh[MCA_PART_UCX_GCOLL_REGIONS];
@@ -123,12 +123,23 @@ bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in
 int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
 {
     int two = mca_part_ucx_module.params.coll_gpu_twoshot_bytes;
+    int push = mca_part_ucx_module.params.coll_gpu_push_bytes;
 
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE != kind || n < 2) {
+        return kind;
+    }
     /* Two-shot: each rank moves 2 (n - 1) / n of the data, and the ranks
      * together read and write less than one-shot's n reads of everything:
      * on two ranks too, where each reads half instead of all of it. */
-    if (MCA_PART_UCX_GCOLL_ALLREDUCE == kind && n > 1 && two > 0 && bytes >= (uint64_t) two) {
+    if (two > 0 && bytes >= (uint64_t) two) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE2;
+    }
+    /* Push: across GPUs every word a rank waits for in a pull costs its
+     * writer a system-scope release (about 1.5 us), three an epoch; pushed
+     * data carries its own flag and needs none, for twice the bytes on
+     * the wire, which small data does not feel. Whole 8-byte lines only. */
+    if (push > 0 && bytes <= (uint64_t) push && 0 == bytes % 8) {
+        return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH;
     }
     return kind;
 }
@@ -158,7 +169,13 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
     void *zero;
     int i, rc;
 
-    g->win_bytes = sizeof(uint64_t) * (2 * a->user_parts + 2 * (size_t) a->n * a->units + 1);
+    g->words_bytes = sizeof(uint64_t) * (2 * a->user_parts + 2 * (size_t) a->n * a->units + 1);
+    a->push_off = (g->words_bytes + 15) & ~(uint64_t) 15;
+    g->win_bytes = a->push_off;
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind) {
+        /* two epochs' lines of every writer, 16 bytes for each 8 */
+        g->win_bytes += 2 * (size_t) a->n * 2 * src_len;
+    }
     if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(g->win_bytes, &g->win, &g->win_dev)) {
         g->win = NULL;
         return OMPI_ERROR;
@@ -298,7 +315,7 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
     a->host_ready = words;
     a->done = words + a->user_parts;
     a->finished = words + 2 * a->user_parts;
-    a->blocks_done = (unsigned int *) ((uint64_t *) g->win + g->win_bytes / sizeof(uint64_t) - 1);
+    a->blocks_done = (unsigned int *) ((uint64_t *) g->win + g->words_bytes / sizeof(uint64_t) - 1);
     /* the arguments, then the counted epoch's word */
     if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(sizeof(*a) + sizeof(uint64_t),
                                                   (void **) &g->dargs, &g->dargs_dev)) {
@@ -377,6 +394,14 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
     if (OMPI_SUCCESS == rc) {
         int sharing = mca_part_ucx_gcoll_sharing(all, n, mine.gpu);
+        /* pushed lines are 8-byte loads and stores of every rank's data
+         * (every rank sees every address: the same choice everywhere) */
+        for (i = 0; i < n && MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind; ++i) {
+            if (0 != ((all[i].addr[MCA_PART_UCX_GCOLL_SRC] | all[i].addr[MCA_PART_UCX_GCOLL_DST]) &
+                      7)) {
+                a->kind = MCA_PART_UCX_GCOLL_ALLREDUCE;
+            }
+        }
         mca_part_ucx_gcoll_share(c, g, sharing);
         /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
          * ranks' words suffice */
@@ -475,6 +500,9 @@ static void mca_part_ucx_gcoll_count(const mca_part_ucx_gcoll_t *g)
     mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS, 1);
     if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == g->args.kind) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_TWOSHOT, 1);
+    }
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == g->args.kind) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_PUSH, 1);
     }
 }
 
@@ -587,7 +615,11 @@ volatile uint64_t *mca_part_ucx_gcoll_done_words(const mca_part_ucx_coll_t *c)
 
 bool mca_part_ucx_gcoll_gpu_scope(const mca_part_ucx_coll_t *c)
 {
-    return 0 != c->gcoll->args.gpu_scope;
+    const mca_part_ucx_gcoll_args_t *a = &c->gcoll->args;
+
+    /* a push allreduce's peers never read this rank's ready words or data */
+    return 0 != a->gpu_scope ||
+           (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind && 0 != a->narrow_fences);
 }
 
 void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)

@@ -80,8 +80,9 @@ bool mca_part_ucx_gcoll_parrived(const mca_part_ucx_coll_t *c, size_t first, siz
  * (GPU memory) and the done words MPIX_Parrived reads (host memory). */
 volatile uint64_t *mca_part_ucx_gcoll_ready_words(const mca_part_ucx_coll_t *c);
 volatile uint64_t *mca_part_ucx_gcoll_done_words(const mca_part_ucx_coll_t *c);
-/* Whether every rank runs on this GPU: only its threads read the ready
- * words, so a kernel's MPIX_Pready releases its data at GPU scope. */
+/* Whether only this GPU's threads read the ready words and this rank's
+ * data (every rank runs on this GPU, or a push allreduce), so a kernel's
+ * MPIX_Pready releases its data at GPU scope. */
 bool mca_part_ucx_gcoll_gpu_scope(const mca_part_ucx_coll_t *c);
 void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch);
 

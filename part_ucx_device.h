@@ -70,7 +70,9 @@ typedef enum {
  * rank through the collective as the partition becomes ready on the ranks
  * it needs, reading the peers' buffers through their GPU mappings (one-shot
  * pull; two-shot for large allreduces: rank w reduces slice w of each
- * partition and stores it into every rank's result). */
+ * partition and stores it into every rank's result; small allreduces
+ * push: each rank stores its contribution into every peer's window with
+ * the epoch in each 8 bytes, see part_ucx_device_coll.h). */
 #define MCA_PART_UCX_GCOLL_MAX_RANKS 8
 
 typedef enum {
@@ -79,7 +81,8 @@ typedef enum {
     MCA_PART_UCX_GCOLL_REDUCE,
     MCA_PART_UCX_GCOLL_BCAST,
     MCA_PART_UCX_GCOLL_ALLGATHER,
-    MCA_PART_UCX_GCOLL_ALLTOALL
+    MCA_PART_UCX_GCOLL_ALLTOALL,
+    MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH /* one-shot, pushed with the flag in the data */
 } mca_part_ucx_gcoll_kind_t;
 
 /* The kernel's work is cut into units of unit_bytes (the last one may be
@@ -91,7 +94,10 @@ typedef enum {
  * data of unit k), then slices[n][units] ([writer][k]: two-shot, the
  * writer stored its slice of k into this rank's result), then, for this
  * rank only, count[user_parts]: units of the partition final, over all
- * epochs (a partition is done at e times its units). */
+ * epochs (a partition is done at e times its units); at push_off bytes
+ * (push allreduces), lines[2][n][partition space's bytes / 8] of 16 bytes
+ * ([e % 2][writer][i]: the writer's 8 bytes i of epoch e, each half with
+ * the epoch's low 32 bits). */
 typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt, esize;        /* dt/op: reductions; esize: bytes an element */
     int me, n, root;
@@ -101,6 +107,7 @@ typedef struct mca_part_ucx_gcoll_args_t {
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */
+    uint64_t push_off;              /* push allreduce: the lines' offset in each window */
     const char *src[MCA_PART_UCX_GCOLL_MAX_RANKS];  /* rank r's contribution */
     char *dst[MCA_PART_UCX_GCOLL_MAX_RANKS];        /* rank r's result */
     volatile uint64_t *win[MCA_PART_UCX_GCOLL_MAX_RANKS]; /* rank r's window */

@@ -21,7 +21,9 @@
  *   3. move t: reduce the ranks' data in rank order (every rank gets the
  *      same bits), or copy it, reading the peers' buffers through their
  *      GPU mappings; two-shot: reduce slice `me` and store it into every
- *      rank's result;
+ *      rank's result; push (small allreduces): store this rank's data into
+ *      every peer's window with the epoch beside it, wait for the peers'
+ *      and reduce (no step 2 or 4, and no wait for readers: gcoll_push);
  *   4. tell each rank read from that its data of t is read (and two-shot,
  *      that a slice of its result is stored, with a release).
  * Then each block waits, for its partitions, until every rank that reads
@@ -165,13 +167,14 @@ __device__ static inline bool gcoll_readies(const mca_part_ucx_gcoll_args_t &a)
     return MCA_PART_UCX_GCOLL_BCAST != a.kind || a.me == a.root;
 }
 
-/* Whether this rank reads rank r's data. */
+/* Whether this rank reads rank r's data (a push: peers store it here). */
 __device__ static inline bool gcoll_reads(const mca_part_ucx_gcoll_args_t &a, int r)
 {
     if (r == a.me) {
         return false;
     }
     switch (a.kind) {
+    case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH: return false;
     case MCA_PART_UCX_GCOLL_REDUCE: return a.me == a.root;
     case MCA_PART_UCX_GCOLL_BCAST: return r == a.root;
     }
@@ -185,6 +188,7 @@ __device__ static inline bool gcoll_read_by(const mca_part_ucx_gcoll_args_t &a, 
         return false;
     }
     switch (a.kind) {
+    case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH: return false;
     case MCA_PART_UCX_GCOLL_REDUCE: return r == a.root;
     case MCA_PART_UCX_GCOLL_BCAST: return a.me == a.root;
     }
@@ -354,6 +358,85 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
     }
 }
 
+/* Push allreduce (small data). A rank stores its 8-byte lines into every
+ * peer's window, each half beside the epoch's low 32 bits in one 16-byte
+ * store (a half reaches the peer whole: NCCL's LL lines), waits for the
+ * peers' lines, both flags of each, and reduces in rank order. No release
+ * and no word saying the data was read: a flag travels with its data, and
+ * the lines of epoch e are written again only in epoch e + 2 (e + 1 uses
+ * the other half), whose kernel on the writer comes after its kernel of
+ * e + 1, which waited for this rank's lines of e + 1, which this rank
+ * wrote after its kernel of e, the one reading them, ended: each rank's
+ * kernels run one after the other on the collective's stream. */
+__device__ static inline uint4 *gcoll_lines(const mca_part_ucx_gcoll_args_t &a, int owner,
+                                            int writer, uint64_t e)
+{
+    uint64_t lines = a.user_parts * a.user_bytes / 8;
+
+    return (uint4 *) ((char *) a.win[owner] + a.push_off) + ((e & 1) * a.n + writer) * lines;
+}
+
+__device__ static inline void gcoll_line_store(uint4 *p, uint64_t v, unsigned flag)
+{
+    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};"
+                 :: "l"(p), "r"((unsigned) v), "r"(flag), "r"((unsigned) (v >> 32)), "r"(flag)
+                 : "memory");
+}
+
+__device__ static inline uint64_t gcoll_line_wait(const uint4 *p, unsigned flag)
+{
+    unsigned lo, f0, hi, f1;
+
+    do {
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(lo), "=r"(f0), "=r"(hi), "=r"(f1) : "l"(p) : "memory");
+    } while (f0 != flag || f1 != flag);
+    return (uint64_t) hi << 32 | lo;
+}
+
+/* The lines of [off, off + len) (a multiple of 8 bytes): this rank's to
+ * the peers, then the sum over the ranks into the result. A thread takes
+ * the same lines in both loops, so in place its own data is read before
+ * its result overwrites it. */
+template <typename T>
+__device__ static __noinline__ void gcoll_push(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
+                                         uint64_t len, uint64_t e)
+{
+    const uint64_t *own = (const uint64_t *) (a.src[a.me] + off);
+    uint64_t *dst = (uint64_t *) (a.dst[a.me] + off);
+    uint64_t lines = len / 8, first = off / 8, i;
+    unsigned flag = (unsigned) e;
+    int r;
+
+    for (i = threadIdx.x; i < lines; i += blockDim.x) {
+        uint64_t v = __ldcg(own + i);
+        for (r = 0; r < a.n; ++r) {
+            if (r != a.me) {
+                gcoll_line_store(gcoll_lines(a, r, a.me, e) + first + i, v, flag);
+            }
+        }
+    }
+    for (i = threadIdx.x; i < lines; i += blockDim.x) {
+        union {
+            uint64_t v;
+            T x[8 / sizeof(T)];
+        } acc, in;
+        for (r = 0; r < a.n; ++r) {
+            in.v = (r == a.me) ? __ldcg(own + i)
+                               : gcoll_line_wait(gcoll_lines(a, a.me, r, e) + first + i, flag);
+            if (0 == r) {
+                acc.v = in.v;
+                continue;
+            }
+#pragma unroll
+            for (int k = 0; k < (int) (8 / sizeof(T)); ++k) {
+                acc.x[k] = gcoll_apply<T>(a.op, acc.x[k], in.x[k]);
+            }
+        }
+        dst[i] = acc.v;
+    }
+}
+
 /* n bytes from s to d, by the block. */
 __device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
 {
@@ -382,10 +465,10 @@ __device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
     }
 }
 
-/* Step 3: move `len` bytes at `off` (unit k). */
+/* Step 3: move `len` bytes at `off` (unit k) of epoch e. */
 template <typename T>
 __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
-                                         uint64_t len)
+                                         uint64_t len, uint64_t e)
 {
     uint64_t count = len / sizeof(T);
     int r;
@@ -397,6 +480,9 @@ __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uin
     case MCA_PART_UCX_GCOLL_ALLREDUCE2:
         gcoll_reduce<T>(a, off, (uint64_t) a.me * count / a.n, (uint64_t) (a.me + 1) * count / a.n,
                         NULL, true);
+        break;
+    case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
+        gcoll_push<T>(a, off, len, e);
         break;
     case MCA_PART_UCX_GCOLL_REDUCE:
         if (a.me == a.root) {
@@ -487,7 +573,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         }
         gcoll_peers_ready(a, u0, u1, e);
         __syncthreads();
-        gcoll_move<T>(a, off, len);
+        gcoll_move<T>(a, off, len, e);
         __syncthreads();
         gcoll_tell(a, k, e);
         if (!gcoll_done_late(a)) {
@@ -537,6 +623,7 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
 {
     bool reduces = MCA_PART_UCX_GCOLL_ALLREDUCE == a->kind ||
                    MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind ||
+                   MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||
                    MCA_PART_UCX_GCOLL_REDUCE == a->kind;
 
     if (!reduces) {

@@ -44,6 +44,9 @@ static const struct {
     [MCA_PART_UCX_PVAR_COLL_GPU_TWOSHOT] = {"coll_gpu_twoshot_epochs",
         "Of the GPU engine's epochs, those of two-shot allreduces (each rank reduces a slice "
         "and stores it into every rank's result)"},
+    [MCA_PART_UCX_PVAR_COLL_GPU_PUSH] = {"coll_gpu_push_epochs",
+        "Of the GPU engine's epochs, those of push allreduces (each rank stores its "
+        "contribution into every peer's window, the epoch in every 8 bytes)"},
 };
 
 static int mca_part_ucx_pvar_read(const mca_base_pvar_t *pvar, void *value, void *obj)

@@ -12,11 +12,15 @@
  *       arrival; the snapshot must already be the final result
  *   -w  host MPI_Parrived on every partition before MPI_Wait
  *   -E  GPU error cases (MPI_MAXLOC, non-contiguous type) first
+ *   -O  both buffers one element past cudaMalloc's alignment (an int: not
+ *       8-byte aligned, which a push allreduce needs)
  *   -G 1|0  the collective ran (1) or did not run (0) on the GPU engine
  *       (MPI_T counter part_ucx_coll_gpu_epochs: at least one epoch a rank,
  *       or none); -G 2: on the GPU engine, two-shot (every epoch counted in
  *       part_ucx_coll_gpu_twoshot_epochs too); -G 3: on the GPU engine, not
- *       two-shot (none counted there) */
+ *       two-shot (none counted there); -G 4: on the GPU engine, pushed
+ *       (every epoch counted in part_ucx_coll_gpu_push_epochs); -G 5: on
+ *       the GPU engine, one-shot pulled (neither two-shot nor pushed) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -83,7 +87,7 @@ __global__ void poll_kernel(const T *rbuf, T *snap, long n, int count, int block
 }
 
 struct opts {
-    int coll, parts, count, epochs, root, inplace, kernel, kpoll, hpoll, errors;
+    int coll, parts, count, epochs, root, inplace, kernel, kpoll, hpoll, errors, offset;
     const char *aggregate;          /* -A: automatic MPIX_Pready, this aggregation */
     MPI_Op op;
 };
@@ -105,6 +109,8 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     CUDA(cudaMalloc(&sbuf, (sn + 1) * sizeof(T)));
     CUDA(cudaMalloc(&rbuf, (rn + 1) * sizeof(T)));
     CUDA(cudaMalloc(&snap, (rn + 1) * sizeof(T)));
+    sbuf += o.offset; /* (one element to spare) */
+    rbuf += o.offset;
     cudaStream_t stream;
     CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     std::vector<int> order(parts);
@@ -217,8 +223,8 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     }
     if (NULL != preq) T_MPI(MPIX_Prequest_free(&preq));
     T_MPI(MPI_Request_free(&req));
-    CUDA(cudaFree(sbuf));
-    CUDA(cudaFree(rbuf));
+    CUDA(cudaFree(sbuf - o.offset));
+    CUDA(cudaFree(rbuf - o.offset));
     CUDA(cudaFree(snap));
     CUDA(cudaStreamDestroy(stream));
 }
@@ -244,16 +250,18 @@ static void errors(int parts, int count)
     CUDA(cudaFree(buf));
 }
 
-/* The GPU engine's epoch counters (all, two-shot), from now on. */
+/* The GPU engine's epoch counters (all, two-shot, push), from now on. */
+enum { GPU_COUNTERS = 3 };
 static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *handle)
 {
-    static const char *const names[2] = {"part_ucx_coll_gpu_epochs",
-                                          "part_ucx_coll_gpu_twoshot_epochs"};
+    static const char *const names[GPU_COUNTERS] = {"part_ucx_coll_gpu_epochs",
+                                                    "part_ucx_coll_gpu_twoshot_epochs",
+                                                    "part_ucx_coll_gpu_push_epochs"};
     int provided, index, n = 0;
 
     T_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     T_MPI(MPI_T_pvar_session_create(session));
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < GPU_COUNTERS; ++i) {
         T_MPI(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &index));
         T_MPI(MPI_T_pvar_handle_alloc(*session, index, NULL, &handle[i], &n));
         T_MPI(MPI_T_pvar_start(*session, handle[i]));
@@ -262,9 +270,9 @@ static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *han
 
 int main(int argc, char **argv)
 {
-    opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
+    opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
     int dbl = 0, opt, engine = -1;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawEA:G:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawEOA:G:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -287,6 +295,7 @@ int main(int argc, char **argv)
         case 'a': o.kpoll = 1; break;
         case 'w': o.hpoll = 1; break;
         case 'E': o.errors = 1; break;
+        case 'O': o.offset = 1; break;
         case 'G': engine = atoi(optarg); break;
         default: return 2;
         }
@@ -296,22 +305,27 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     if (o.errors) errors(o.parts, o.count);
     MPI_T_pvar_session session;
-    MPI_T_pvar_handle handle[2];
+    MPI_T_pvar_handle handle[GPU_COUNTERS];
     if (engine >= 0) gpu_epochs_begin(&session, handle);
     if (dbl) run<double>(o, MPI_DOUBLE);
     else run<int>(o, MPI_INT);
     if (engine >= 0) {
-        unsigned long long n = 0, two = 0;
+        unsigned long long n = 0, two = 0, push = 0;
         T_MPI(MPI_T_pvar_read(session, handle[0], &n));
         T_MPI(MPI_T_pvar_read(session, handle[1], &two));
+        T_MPI(MPI_T_pvar_read(session, handle[2], &push));
         T_CHECK(engine ? n > 0 : 0 == n, "%llu epochs on the GPU engine, expected %s", n,
                 engine ? "some" : "none");
         T_CHECK(2 != engine || two == n, "%llu of %llu GPU-engine epochs two-shot, expected all",
                 two, n);
         T_CHECK(3 != engine || 0 == two, "%llu of %llu GPU-engine epochs two-shot, expected none",
                 two, n);
-        T_MPI(MPI_T_pvar_handle_free(session, &handle[0]));
-        T_MPI(MPI_T_pvar_handle_free(session, &handle[1]));
+        T_CHECK(4 != engine || push == n, "%llu of %llu GPU-engine epochs pushed, expected all",
+                push, n);
+        T_CHECK(5 != engine || (0 == push && 0 == two),
+                "%llu pushed and %llu two-shot of %llu GPU-engine epochs, expected none", push,
+                two, n);
+        for (int i = 0; i < GPU_COUNTERS; ++i) T_MPI(MPI_T_pvar_handle_free(session, &handle[i]));
         T_MPI(MPI_T_pvar_session_free(&session));
         T_MPI(MPI_T_finalize());
     }
