@@ -137,7 +137,9 @@ int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
     /* Push: across GPUs every word a rank waits for in a pull costs its
      * writer a system-scope release (about 1.5 us), three an epoch; pushed
      * data carries its own flag and needs none, for twice the bytes on
-     * the wire, which small data does not feel. Whole 8-byte lines only. */
+     * the wire and a spinning load per 8 bytes, which only small data
+     * does not feel (from some tens of KiB the pull is faster:
+     * bench/results/h100x4/NOTES.md). Whole 8-byte lines only. */
     if (push > 0 && bytes <= (uint64_t) push && 0 == bytes % 8) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH;
     }

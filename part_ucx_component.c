@@ -240,10 +240,10 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_twoshot_bytes);
     mca_part_ucx_var("coll_gpu_push_bytes",
-        "GPU engine: an allreduce of at most this many bytes (and below "
+        "GPU engine: an allreduce of at most this many bytes (a multiple of 8, and below "
         "part_ucx_coll_gpu_twoshot_bytes) is pushed: each rank stores its contribution into "
         "every peer's window with the epoch in every 8 bytes, so that no rank waits for a "
-        "release or for its data to be read (0: never)",
+        "release or for its data to be read; larger ones are pulled (0: never pushed)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_push_bytes);
     mca_part_ucx_var("coll_gpu_scope_fences",

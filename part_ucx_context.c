@@ -62,7 +62,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .coll_gpu_unit_bytes = 16384,
         .coll_gpu_blocks = 32,
         .coll_gpu_twoshot_bytes = 1 << 20,
-        .coll_gpu_push_bytes = 256 << 10,
+        .coll_gpu_push_bytes = 8 << 10,
         .coll_gpu_scope_fences = true,
         .device_gpu_scope_fences = true,
     },
