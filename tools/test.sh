@@ -207,7 +207,8 @@ check_ompi_info_levels() {
           grep -E '[0-9] ?([mun]s|[KMG]i?B/s|%)([^[:alnum:]]|$)|[0-9]x( |$)')
     [ -z "$bad" ] || { echo "measurement in a help string: $bad"; return 1; }
     for name in parts_put parts_am parts_host_copy parts_kernel_copy bytes_sent parts_held \
-                rtr_riding rtr_alone setup_unexpected; do
+                rtr_riding rtr_alone setup_unexpected coll_gpu_epochs coll_gpu_twoshot_epochs \
+                coll_gpu_push_epochs; do
         grep -q "^mca:part:ucx:pvar:part_ucx_$name:class:counter$" <<<"$out" ||
             { echo "ompi_info --level 9 lacks the counter part_ucx_$name"; return 1; }
     done
