@@ -135,7 +135,7 @@ int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
         return MCA_PART_UCX_GCOLL_ALLREDUCE2;
     }
     /* Push: across GPUs every word a rank waits for in a pull costs its
-     * writer a system-scope release (about 1.5 us), three an epoch; pushed
+     * writer a system-scope release (microseconds), three an epoch; pushed
      * data carries its own flag and needs none, for twice the bytes on
      * the wire and a spinning load per 8 bytes, which only small data
      * does not feel (from some tens of KiB the pull is faster:

@@ -39,8 +39,9 @@
  * and may hold an earlier epoch's data), after an acquire of the word that
  * said it is there.
  *
- * Fences. A system-scope fence takes about 1.5 us even with no store
- * outstanding, and every step of an epoch would pay one, so each is no
+ * Fences. A system-scope fence takes microseconds even with no store
+ * outstanding (four GPU-scope ones on H100), and every step of an epoch
+ * would pay one, so each is no
  * wider than the readers of its word need (a.narrow_fences, MCA
  * part_ucx_coll_gpu_scope_fences; 0 keeps system scope everywhere):
  * - between the ranks' words, GPU scope where every rank runs on this GPU
