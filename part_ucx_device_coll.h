@@ -61,6 +61,7 @@
  */
 
 #define GCOLL_THREADS 512
+static_assert(GCOLL_THREADS >= 64, "gcoll_tell and gcoll_done take a warp each");
 
 /* Between this rank's and the peers' words (and this kernel's blocks). */
 __device__ static inline void gcoll_fence(const mca_part_ucx_gcoll_args_t &a)
