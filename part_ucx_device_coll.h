@@ -41,9 +41,9 @@
  *
  * Fences. A system-scope fence takes microseconds even with no store
  * outstanding (four GPU-scope ones on H100), and every step of an epoch
- * would pay one, so each is no
- * wider than the readers of its word need (a.narrow_fences, MCA
- * part_ucx_coll_gpu_scope_fences; 0 keeps system scope everywhere):
+ * would pay one, so each is no wider than the readers of its word need
+ * (a.narrow_fences, MCA part_ucx_coll_gpu_scope_fences; 0 keeps system
+ * scope everywhere):
  * - between the ranks' words, GPU scope where every rank runs on this GPU
  *   (a.gpu_scope: ranks sharing it under CUDA MPS), else system scope;
  * - the waits acquire with the load that sees the word (ld.acquire), not
@@ -402,7 +402,7 @@ __device__ static inline uint64_t gcoll_line_wait(const uint4 *p, unsigned flag)
  * its result overwrites it. */
 template <typename T>
 __device__ static __noinline__ void gcoll_push(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
-                                         uint64_t len, uint64_t e)
+                                               uint64_t len, uint64_t e)
 {
     const uint64_t *own = (const uint64_t *) (a.src[a.me] + off);
     uint64_t *dst = (uint64_t *) (a.dst[a.me] + off);
