@@ -26,6 +26,9 @@
 #include "part_ucx_pvar.h"
 
 #define MCA_PART_UCX_GCOLL_UNIT_MAX ((size_t) 1 << 20)
+/* The kernel's arguments in GPU memory, then the counted epoch's word and
+ * the host marks' word */
+#define MCA_PART_UCX_GCOLL_DARGS_BYTES (sizeof(mca_part_ucx_gcoll_args_t) + 2 * sizeof(uint64_t))
 
 enum { MCA_PART_UCX_GCOLL_WIN, MCA_PART_UCX_GCOLL_SRC, MCA_PART_UCX_GCOLL_DST,
        MCA_PART_UCX_GCOLL_REGIONS };
@@ -44,6 +47,7 @@ struct mca_part_ucx_gcoll_t {
     void *fork, *join;              /* events: stream-ordered epochs */
     unsigned blocks;
     uint64_t pending;               /* a host-started epoch whose kernel is not launched yet */
+    bool host_marked;               /* args.host_marks is set (under the collective's lock) */
     uint64_t enq_epoch;             /* the enqueued epoch, 0: the stream's count, */
     const volatile uint64_t *enq_word; /* in this word */
 };
@@ -305,6 +309,7 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
 {
     mca_part_ucx_gcoll_args_t *a = &g->args;
     volatile uint64_t *words;
+    uint64_t zero = 0;
     int rc;
 
     OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
@@ -318,14 +323,17 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
     a->done = words + a->user_parts;
     a->finished = words + 2 * a->user_parts;
     a->blocks_done = (unsigned int *) ((uint64_t *) g->win + g->words_bytes / sizeof(uint64_t) - 1);
-    /* the arguments, then the counted epoch's word */
-    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(sizeof(*a) + sizeof(uint64_t),
+    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(MCA_PART_UCX_GCOLL_DARGS_BYTES,
                                                   (void **) &g->dargs, &g->dargs_dev)) {
         g->dargs = NULL;
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     a->epoch_dev = (const volatile uint64_t *) (g->dargs + 1);
+    a->host_marks = a->epoch_dev + 1;
+    /* the arguments and a zero host marks' word */
     if (OMPI_SUCCESS != mca_part_ucx_device_copy_in(g->dargs, a, sizeof(*a)) ||
+        OMPI_SUCCESS != mca_part_ucx_device_copy_in((void *) a->host_marks, &zero,
+                                                    sizeof(zero)) ||
         0 != mca_part_ucx_device_event_get(&g->fork) ||
         0 != mca_part_ucx_device_event_get(&g->join) ||
         0 != c->gpu->gcoll(a, g->dargs, 0, NULL, 0, NULL, 1)) {
@@ -483,7 +491,7 @@ void mca_part_ucx_gcoll_release(mca_part_ucx_coll_t *c)
                                  g->scratch_dev);
     }
     if (NULL != g->dargs) {
-        mca_part_ucx_devmem_free(g->dargs, sizeof(g->args) + sizeof(uint64_t), g->dargs_dev);
+        mca_part_ucx_devmem_free(g->dargs, MCA_PART_UCX_GCOLL_DARGS_BYTES, g->dargs_dev);
     }
     if (NULL != g->win) {
         mca_part_ucx_devmem_free(g->win, g->win_bytes, g->win_dev);
@@ -577,12 +585,34 @@ const volatile uint64_t *mca_part_ucx_gcoll_finished(const mca_part_ucx_coll_t *
     return c->gcoll->args.finished;
 }
 
+/* The kernels look at the host's marks from the first one on: the word
+ * that says so is in GPU memory, and is there before the mark (the copy
+ * is waited for). */
+static int mca_part_ucx_gcoll_host_marks(mca_part_ucx_gcoll_t *g)
+{
+    uint64_t one = 1;
+
+    if (g->host_marked) {
+        return MPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS != mca_part_ucx_device_copy_in((void *) g->args.host_marks, &one,
+                                                    sizeof(one))) {
+        return MPI_ERR_INTERN;
+    }
+    g->host_marked = true;
+    return MPI_SUCCESS;
+}
+
 int mca_part_ucx_gcoll_pready(mca_part_ucx_coll_t *c, size_t u, uint64_t epoch)
 {
     volatile uint64_t *host_ready = (volatile uint64_t *) c->gcoll->args.host_ready;
+    int rc;
 
     if (c->user_ready[u] == epoch) {
         return MPI_ERR_ARG; /* already ready in this epoch */
+    }
+    if (MPI_SUCCESS != (rc = mca_part_ucx_gcoll_host_marks(c->gcoll))) {
+        return rc;
     }
     c->user_ready[u] = epoch;
     opal_atomic_wmb(); /* the data (the host synchronised with its producer) before the word */

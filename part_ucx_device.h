@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 12
+#define MCA_PART_UCX_DEVICE_ABI 13
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -120,6 +120,11 @@ typedef struct mca_part_ucx_gcoll_args_t {
      * start writes here too: every block reads it, and reads of host
      * memory from many blocks queue up */
     const volatile uint64_t *epoch_dev;
+    /* GPU memory: nonzero once the host made a partition ready
+     * (MPI_Pready); until then the kernel reads no host_ready word (a read
+     * of host memory from a kernel takes about a microsecond, and every
+     * waiting thread would make them) */
+    const volatile uint64_t *host_marks;
 } mca_part_ucx_gcoll_args_t;
 
 /* Every function returns 0 on success, a negative value on error. */

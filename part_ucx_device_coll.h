@@ -209,7 +209,8 @@ __device__ static inline bool gcoll_done_late(const mca_part_ucx_gcoll_args_t &a
 
 /* Step 1: this rank's readiness of the user partitions [u0, u1], each by
  * one thread; a host mark is copied into the window (host memory is read
- * only every 16th look: a read from a kernel takes about a microsecond). */
+ * only every 16th look, and only once the host made any partition ready:
+ * a read from a kernel takes about a microsecond). */
 __device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a, uint64_t u0,
                                               uint64_t u1, uint64_t e)
 {
@@ -218,7 +219,7 @@ __device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a
     for (uint64_t u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
         /* the producer runs on this GPU: GPU scope acquires its data */
         for (unsigned i = 0; gcoll_acquire(true, ready + u) < e; ++i) {
-            if (0 == (i & 15) && a.host_ready[u] >= e) {
+            if (0 == (i & 15) && 0 != *a.host_marks && a.host_ready[u] >= e) {
                 part_fence_sys(); /* the data the host saw ready before the word */
                 ready[u] = e;
                 break;

@@ -11,6 +11,10 @@
  *   -a  a kernel polls device MPIX_Parrived and snapshots each partition at
  *       arrival; the snapshot must already be the final result
  *   -w  host MPI_Parrived on every partition before MPI_Wait
+ *   -L  host MPI_Pready: MPI_Parrived (which must say not arrived) and a
+ *       pause before the epoch's first MPI_Pready, so that the GPU engine's
+ *       kernel (launched at that first progress) already waits when the
+ *       host makes the request's first partition ready
  *   -E  GPU error cases (MPI_MAXLOC, non-contiguous type) first
  *   -O  both buffers one element past cudaMalloc's alignment (an int: not
  *       8-byte aligned, which a push allreduce needs)
@@ -87,7 +91,7 @@ __global__ void poll_kernel(const T *rbuf, T *snap, long n, int count, int block
 }
 
 struct opts {
-    int coll, parts, count, epochs, root, inplace, kernel, kpoll, hpoll, errors, offset;
+    int coll, parts, count, epochs, root, inplace, kernel, kpoll, hpoll, errors, offset, late;
     const char *aggregate;          /* -A: automatic MPIX_Pready, this aggregation */
     MPI_Op op;
 };
@@ -188,6 +192,13 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
         } else if (contributes) {
             for (int p = 0; p < parts; ++p) order[p] = p;
             t_shuffle(order.data(), parts, &seed);
+            if (o.late) {
+                int flag = 1;
+                T_MPI(MPI_Parrived(req, order[0], &flag));
+                T_CHECK(!flag, "epoch %d: partition %d arrived before this rank made it ready",
+                        e, order[0]);
+                usleep(200);
+            }
             for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req));
         }
         if (o.hpoll && check) {
@@ -270,9 +281,9 @@ static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *han
 
 int main(int argc, char **argv)
 {
-    opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
+    opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
     int dbl = 0, opt, engine = -1;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawEOA:G:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOA:G:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -294,6 +305,7 @@ int main(int argc, char **argv)
         case 'A': o.aggregate = optarg; break;
         case 'a': o.kpoll = 1; break;
         case 'w': o.hpoll = 1; break;
+        case 'L': o.late = 1; break;
         case 'E': o.errors = 1; break;
         case 'O': o.offset = 1; break;
         case 'G': engine = atoi(optarg); break;
