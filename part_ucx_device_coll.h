@@ -584,15 +584,25 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         }
         __syncthreads(); /* the unit's shared state before the next one */
     }
-    for (k = blockIdx.x; k < a.units; k += gridDim.x) {
+    /* a push has no reader to wait for, and its results (never in
+     * scratch) are final: no finish step, whose barriers would only
+     * lengthen the epoch */
+    for (k = blockIdx.x; k < a.units && MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH != a.kind;
+         k += gridDim.x) {
         gcoll_finish(a, k, e);
     }
     __syncthreads();
     if (0 == threadIdx.x) {
-        part_fence(true); /* this block's words before the count (this GPU's) */
-        if (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x) {
-            atomicExch(a.blocks_done, 0u);
-            gcoll_fence_host(a); /* the other blocks' words, seen through the count */
+        bool last = (1 == gridDim.x); /* one block: no count to keep */
+        if (!last) {
+            part_fence(true); /* this block's words before the count (this GPU's) */
+            last = (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x);
+            if (last) {
+                atomicExch(a.blocks_done, 0u);
+            }
+        }
+        if (last) {
+            gcoll_fence_host(a); /* every block's words (the others' seen through the count) */
             *a.finished = e;
             if (0 == epoch_arg) {
                 /* complete, and the epoch the stream's next start takes,
