@@ -2,7 +2,7 @@
 """The rows of b_coll_gpu runs labelled by BENCH_LABEL (component ROW-LABEL),
 one column a label, every round's value (us an epoch) side by side:
     bench/label_table.py RESULTS.csv [...]"""
-import collections, csv, sys
+import collections, csv, re, sys
 
 t = collections.defaultdict(lambda: collections.defaultdict(list))
 for path in sys.argv[1:]:
@@ -11,7 +11,8 @@ for path in sys.argv[1:]:
             continue
         row, _, label = r[1].partition("-")
         t[(row, int(r[3]), int(r[2]))][label or "-"].append(float(r[4]))
-labels = sorted({l for v in t.values() for l in v})
+labels = sorted({l for v in t.values() for l in v},
+                key=lambda l: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", l)])
 w = max([12] + [len(l) + 2 for l in labels])
 print(f"{'row':>20} {'np':>3} {'grid':>6}" + "".join(f"{l:>{w}}" for l in labels))
 for key in sorted(t):

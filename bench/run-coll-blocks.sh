@@ -13,7 +13,7 @@
 #   BENCH_NPS="2 4"              ranks (sharing a GPU under CUDA MPS where
 #                                there are fewer GPUs)
 # Writes OUTDIR/results.csv (component: the row's, then -bBLOCKS-uUNIT-pPUSH) and
-# OUTDIR/tables.txt (us an epoch, one column a setting).
+# OUTDIR/tables.txt (us an epoch, one column a setting: bench/label_table.py).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tools/env.sh"
@@ -43,20 +43,6 @@ for np in ${BENCH_NPS:-2 4}; do
         done
     done
 done
-python3 - "$csv" > "$out/tables.txt" <<'PY'
-import csv, sys
-from collections import defaultdict
-t = defaultdict(dict)
-for r in csv.DictReader(open(sys.argv[1])):
-    mode, _, setting = r["component"].partition("-")
-    t[(mode, int(r["param2"]), int(r["param1"]))][setting] = float(r["value"])
-settings = sorted({s for v in t.values() for s in v}, key=lambda s: [int(x[1:]) for x in s.split("-")])
-print("kernel + allreduce [us an epoch] by the GPU engine's blocks (b), unit bytes (u) "
-      "and push bytes (p)")
-w = max([14] + [len(s) + 2 for s in settings])
-print(f"{'mode':>20} {'np':>3} {'grid':>6}" + "".join(f"{s:>{w}}" for s in settings))
-for (mode, np_, grid) in sorted(t):
-    row = t[(mode, np_, grid)]
-    print(f"{mode:>20} {np_:>3} {grid:>6}" + "".join(f"{row.get(s, float('nan')):>{w}.1f}" for s in settings))
-PY
+{ echo "kernel + allreduce [us an epoch] by the GPU engine's blocks (b), unit bytes (u)" \
+       "and push bytes (p)"; python3 "$here/bench/label_table.py" "$csv"; } > "$out/tables.txt"
 cat "$out/tables.txt"
