@@ -105,6 +105,7 @@ int mca_part_ucx_module_fini(void)
         m->comm_keyval = MPI_KEYVAL_INVALID;
     }
     mca_part_ucx_ctrl_fini();
+    mca_part_ucx_send_fini(); /* no callback adds to it any more */
     mca_part_ucx_dev_fini(); /* takes the module lock */
     if (NULL != m->context) {
         mca_part_ucx_mem_fini();

@@ -663,6 +663,35 @@ static void mca_part_ucx_ctrl_send_owned(mca_part_ucx_peer_t *peer, unsigned id,
     }
 }
 
+void mca_part_ucx_ctrl_rtr_released(mca_part_ucx_peer_t *peer, const mca_part_ucx_rtr_msg_t *rtr,
+                                    bool puts)
+{
+    ucp_worker_h w0 = mca_part_ucx_module.workers[0];
+    ucp_request_param_t param = {0};
+    mca_part_ucx_rtr_msg_t *msg;
+    ucs_status_ptr_t ret;
+
+    /* a message may overtake a put on its way: the puts land first */
+    if (puts && UCS_OK != mca_part_ucx_wait(w0, ucp_ep_flush_nbx(peer->eps[0], &param))) {
+        return; /* the sender keeps its word: wasted, never written wrongly */
+    }
+    if (NULL == (msg = malloc(sizeof(*msg)))) {
+        return;
+    }
+    *msg = *rtr;
+    msg->epoch = MCA_PART_UCX_RTR_RELEASED;
+    /* as a header, as every ready-to-receive message (mca_part_ucx_rtr_cb) */
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_FLAGS;
+    param.cb.send = mca_part_ucx_owned_sent_cb;
+    param.user_data = msg;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    ret = ucp_am_send_nbx(peer->eps[0], MCA_PART_UCX_AM_RTR, msg, sizeof(*msg), NULL, 0, &param);
+    if (!UCS_PTR_IS_PTR(ret)) {
+        free(msg);
+    }
+}
+
 /* Tell the sender of a setup record that no receive will use it (the
  * receive it matched was freed, or the record was unusable): its request
  * fails instead of waiting. */

@@ -131,6 +131,11 @@ typedef struct mca_part_ucx_rtr_msg_t {
     uint64_t epoch;
 } mca_part_ucx_rtr_msg_t;
 
+/* An rtr message's epoch that says instead: the receive was freed, and no
+ * put of its ready-to-receive can follow (sent after an endpoint flush):
+ * the sender may give its word to another request. */
+#define MCA_PART_UCX_RTR_RELEASED UINT64_MAX
+
 /* Header of a partition sent as an active message: the receiver checks
  * every field before it writes anything. */
 typedef struct mca_part_ucx_data_hdr_t {
@@ -188,6 +193,13 @@ int mca_part_ucx_peer_gpu_ptr(mca_part_ucx_peer_t *peer, ucp_rkey_h rkey, uint64
 int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *buf,
                            size_t len, void **op);
 void mca_part_ucx_op_release(void **op);
+
+/* Receiver, at a receive's free: tell its sender that no put of the
+ * ready-to-receive `rtr` names can follow (MCA_PART_UCX_RTR_RELEASED): the
+ * puts so far are flushed to the sender first, then the message goes,
+ * without waiting for it. */
+void mca_part_ucx_ctrl_rtr_released(mca_part_ucx_peer_t *peer, const mca_part_ucx_rtr_msg_t *rtr,
+                                    bool puts);
 
 /* Send a setup record with the next sequence number of its (communicator
  * id, receiver); the number is used only if the send starts. */

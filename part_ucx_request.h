@@ -406,6 +406,8 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
 /* Control handlers (mca_part_ucx_ctrl_handlers_t). */
 void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len);
 void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg);
+/* At finalize: the bookkeeping of the ready-to-receive words freed sends hold. */
+void mca_part_ucx_send_fini(void);
 /* Mark partition p ready (queued) in this epoch; false if it already was. */
 bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p);

@@ -722,12 +722,146 @@ static int mca_part_ucx_send_start(mca_part_ucx_request_t *req)
     return OMPI_SUCCESS;
 }
 
+/* Ready-to-receive words of freed sends whose receive may still put into
+ * them (held), the sends whose receive said it puts no more (released),
+ * both by the send's cookie, and held words so released (freeable). A
+ * word goes back to the pool once both its send is freed and its receive
+ * said so: a put that came later (a receive started more often than its
+ * send, which is erroneous) would otherwise land in the word of the
+ * request the pool gives it next, whose epochs would then run ahead of
+ * their receiver and overwrite data it has not read. The lists have a lock
+ * of their own, which the message's AM callback takes (it must never wait
+ * for the module lock); the pool's calls need the module lock, so
+ * freeable words go back from the sends' init and free. */
+typedef struct {
+    uint64_t cookie;
+    mca_part_ucx_block_t block;
+} mca_part_ucx_rtr_held_t;
+
+typedef struct {
+    opal_atomic_lock_t lock;
+    mca_part_ucx_rtr_held_t *held, *freeable;
+    size_t held_n, held_cap, freeable_n, freeable_cap;
+    uint64_t *released;
+    size_t released_n, released_cap;
+} mca_part_ucx_rtr_words_t;
+
+static mca_part_ucx_rtr_words_t mca_part_ucx_rtr_words = {.lock = OPAL_ATOMIC_LOCK_INIT};
+
+/* Room for one more of n elements of `size` in *array (cap: its length). */
+static bool mca_part_ucx_grow(void **array, size_t n, size_t *cap, size_t size)
+{
+    size_t want = (0 == *cap) ? 16 : 2 * *cap;
+    void *p;
+
+    if (n < *cap) {
+        return true;
+    }
+    if (NULL == (p = realloc(*array, want * size))) {
+        return false;
+    }
+    *array = p;
+    *cap = want;
+    return true;
+}
+
+/* Whether cookie was in the list, from which it is then removed. */
+static bool mca_part_ucx_take_cookie(uint64_t *list, size_t *n, uint64_t cookie)
+{
+    for (size_t i = 0; i < *n; ++i) {
+        if (list[i] == cookie) {
+            list[i] = list[--*n];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Held words that their receive released, back to the pool (module lock
+ * held). */
+static void mca_part_ucx_send_rtr_drain(void)
+{
+    mca_part_ucx_rtr_words_t *w = &mca_part_ucx_rtr_words;
+
+    opal_atomic_lock(&w->lock);
+    while (w->freeable_n > 0) {
+        mca_part_ucx_block_free(&w->freeable[--w->freeable_n].block);
+    }
+    opal_atomic_unlock(&w->lock);
+}
+
+/* A freed send's word (module lock held). */
+static void mca_part_ucx_send_rtr_hold(uint64_t cookie, mca_part_ucx_block_t *block)
+{
+    mca_part_ucx_rtr_words_t *w = &mca_part_ucx_rtr_words;
+    bool released;
+
+    opal_atomic_lock(&w->lock);
+    released = mca_part_ucx_take_cookie(w->released, &w->released_n, cookie);
+    if (!released &&
+        mca_part_ucx_grow((void **) &w->held, w->held_n, &w->held_cap, sizeof(*w->held))) {
+        w->held[w->held_n].cookie = cookie;
+        w->held[w->held_n++].block = *block;
+        block->addr = NULL;
+    }
+    opal_atomic_unlock(&w->lock);
+    if (released) {
+        mca_part_ucx_block_free(block);
+    } else if (NULL != block->addr) {
+        mca_part_ucx_block_retire(block); /* no room to hold it: never given back */
+    }
+}
+
+/* The receive of the send `cookie` puts no more into its word (AM
+ * callback). */
+static void mca_part_ucx_send_rtr_released(uint64_t cookie)
+{
+    mca_part_ucx_rtr_words_t *w = &mca_part_ucx_rtr_words;
+    size_t i;
+
+    opal_atomic_lock(&w->lock);
+    for (i = 0; i < w->held_n && w->held[i].cookie != cookie; ++i) {
+    }
+    if (i < w->held_n) {
+        if (mca_part_ucx_grow((void **) &w->freeable, w->freeable_n, &w->freeable_cap,
+                              sizeof(*w->freeable))) {
+            w->freeable[w->freeable_n++] = w->held[i];
+            w->held[i] = w->held[--w->held_n];
+        }
+    } else if (mca_part_ucx_grow((void **) &w->released, w->released_n, &w->released_cap,
+                                 sizeof(*w->released))) {
+        w->released[w->released_n++] = cookie; /* the send is live */
+    }
+    opal_atomic_unlock(&w->lock);
+}
+
+void mca_part_ucx_send_fini(void)
+{
+    /* the words go with their chunks */
+    mca_part_ucx_rtr_words_t *w = &mca_part_ucx_rtr_words;
+
+    free(w->held);
+    free(w->freeable);
+    free(w->released);
+    w->held = w->freeable = NULL;
+    w->released = NULL;
+    w->held_n = w->held_cap = w->freeable_n = w->freeable_cap = 0;
+    w->released_n = w->released_cap = 0;
+}
+
 void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg)
 {
-    /* held until written: another thread may be freeing the request */
-    mca_part_ucx_request_t *req = mca_part_ucx_request_get(msg->sreq_id, msg->sreq_cookie);
-    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    mca_part_ucx_request_t *req;
+    mca_part_ucx_sendreq_t *sreq;
     volatile uint64_t *word;
+
+    if (MCA_PART_UCX_RTR_RELEASED == msg->epoch) {
+        mca_part_ucx_send_rtr_released(msg->sreq_cookie);
+        return;
+    }
+    /* held until written: another thread may be freeing the request */
+    req = mca_part_ucx_request_get(msg->sreq_id, msg->sreq_cookie);
+    sreq = mca_part_ucx_sendreq(req);
 
     if (NULL == req || MCA_PART_UCX_SEND != req->kind || NULL == sreq->rtr_block.addr) {
         /* One epoch ahead, a sender may complete and free its request
@@ -882,11 +1016,10 @@ static bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
     }
     /* An epoch with partitions waits for the receiver's ready-to-receive
      * before its puts; an empty one (zero partitions) moves nothing, but
-     * completes only once that ready-to-receive is in all the same. The
-     * receiver puts it into rtr_block by RMA: one that came after the
-     * request completed (and was freed) would land in the word of the
-     * request the pool gives it to next, whose epochs would then run ahead
-     * of their receiver and overwrite data it has not read yet. */
+     * completes only once that ready-to-receive is in all the same, so
+     * that no put of a correct receiver is under way once the request is
+     * freed (its word is held until the receive is freed even so:
+     * mca_part_ucx_send_rtr_hold). */
     return sreq->ops_done == MCA_PART_UCX_SEND_OPS(req) &&
            (0 != req->parts || mca_part_ucx_receiver_ready(sreq));
 }
@@ -1046,6 +1179,7 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
     }
 
     OPAL_THREAD_LOCK(&m->lock);
+    mca_part_ucx_send_rtr_drain(); /* released words first */
     rc = mca_part_ucx_block_alloc(sizeof(uint64_t), &sreq->rtr_block);
     OPAL_THREAD_UNLOCK(&m->lock);
     if (OMPI_SUCCESS != rc) {
@@ -1124,20 +1258,17 @@ static void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
     }
     OPAL_THREAD_LOCK(&m->lock);
     /* The receiver was given the word's address in the setup record and
-     * puts each epoch's ready-to-receive into it. A correct receiver puts
-     * none after the one of our last epoch, which completed only once it
-     * was in (mca_part_ucx_send_progress); where that is not known (no
-     * answer yet: the record may still be matched, a failed epoch, never
-     * started) a put may still come, and the word must never be taken for
-     * another request's: it is retired. Ready-to-receive messages need
-     * nothing of the kind: the handler finds no live request. */
+     * puts each epoch's ready-to-receive into it, until its receive is
+     * freed and says so: the word waits for that (a receive never matched
+     * or never freed keeps it). Ready-to-receive messages need nothing of
+     * the kind: the handler finds no live request. */
     if (NULL != sreq->rtr_block.addr && MCA_PART_UCX_SETUP_DONE == req->setup &&
-        (sreq->receiver_rtr_am ||
-         (req->epoch > 0 && *(volatile uint64_t *) sreq->rtr_block.addr >= req->epoch))) {
+        sreq->receiver_rtr_am) {
         mca_part_ucx_block_free(&sreq->rtr_block);
-    } else {
-        mca_part_ucx_block_retire(&sreq->rtr_block);
+    } else if (NULL != sreq->rtr_block.addr) {
+        mca_part_ucx_send_rtr_hold(req->cookie, &sreq->rtr_block);
     }
+    mca_part_ucx_send_rtr_drain();
     if (NULL != sreq->words_rkey) {
         ucp_rkey_destroy(sreq->words_rkey);
     }

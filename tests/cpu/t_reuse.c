@@ -16,12 +16,17 @@
  *   -r N  rounds (default 40)   -e N  epochs of each data pair (3)
  *   -z N  epochs of each empty pair (5)   -p N  partitions (3)
  *   -c N  ints a partition (5)   -l US  the receiver's lags (2000)
- *   -s    swap the roles every round */
+ *   -s    swap the roles every round
+ *   -x    an erroneous receiver, data pairs only: each receive is started
+ *         once more than its send after the send was freed and the next
+ *         pair's send made (a barrier between), and is left active; its
+ *         ready-to-receive of that epoch must not count for the next pair,
+ *         whose receiver lags before its first start as above */
 #include "../tutil.h"
 #include <time.h>
 
 static int rounds = 40, epochs = 3, empty_epochs = 5, parts = 3, count = 5, lag_us = 2000;
-static int swap = 0;
+static int swap = 0, extra = 0;
 
 static double t_now(void)
 {
@@ -81,6 +86,8 @@ static void empty_pair(int sending, int peer, int tag, int kind)
     T_MPI(MPI_Request_free(&req));
 }
 
+static MPI_Request *left_active; /* -x: the receives started once too often */
+
 static void data_pair(int sending, int sender, int peer, int tag, int round)
 {
     long len = (long) parts * count;
@@ -88,8 +95,14 @@ static void data_pair(int sending, int sender, int peer, int tag, int round)
     MPI_Request req;
 
     init_pair(sending, buf, parts, count, peer, tag, &req);
+    if (extra && round > 0 && !sending) {
+        /* the last pair's receive, started once more than its send, once
+         * this pair's send (made after that one was freed) has its word */
+        progress_for(lag_us / 2);
+        T_MPI(MPI_Start(&left_active[round - 1]));
+    }
     if (!sending) {
-        progress_for(lag_us);
+        progress_for(extra ? lag_us / 2 : lag_us);
     }
     for (int e = 1; e <= epochs; ++e) {
         long stamp = (long) round * 64 + e;
@@ -113,15 +126,23 @@ static void data_pair(int sending, int sender, int peer, int tag, int round)
             }
         }
     }
+    if (extra && !sending) {
+        left_active[round] = req; /* its buffer stays too */
+        MPI_Barrier(MPI_COMM_WORLD); /* its send is freed */
+        return;
+    }
     T_MPI(MPI_Request_free(&req));
     free(buf);
+    if (extra) {
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
 }
 
 int main(int argc, char **argv)
 {
     int opt, rank, size;
 
-    while ((opt = getopt(argc, argv, "r:e:z:p:c:l:s")) != -1) {
+    while ((opt = getopt(argc, argv, "r:e:z:p:c:l:sx")) != -1) {
         switch (opt) {
         case 'r': rounds = atoi(optarg); break;
         case 'e': epochs = atoi(optarg); break;
@@ -130,6 +151,7 @@ int main(int argc, char **argv)
         case 'c': count = atoi(optarg); break;
         case 'l': lag_us = atoi(optarg); break;
         case 's': swap = 1; break;
+        case 'x': extra = 1; break;
         default: return 2;
         }
     }
@@ -137,11 +159,14 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    left_active = calloc(rounds, sizeof(*left_active));
     if (rank < 2 && size >= 2) {
         for (int r = 0; r < rounds; ++r) {
             int sender = swap ? r % 2 : 0;
 
-            empty_pair(rank == sender, 1 - rank, 7, r % 3);
+            if (!extra) {
+                empty_pair(rank == sender, 1 - rank, 7, r % 3);
+            }
             data_pair(rank == sender, sender, 1 - rank, 7, r);
         }
     }
