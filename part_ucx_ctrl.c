@@ -664,15 +664,16 @@ static void mca_part_ucx_ctrl_send_owned(mca_part_ucx_peer_t *peer, unsigned id,
 }
 
 void mca_part_ucx_ctrl_rtr_released(mca_part_ucx_peer_t *peer, const mca_part_ucx_rtr_msg_t *rtr,
-                                    bool puts)
+                                    bool sent)
 {
     ucp_worker_h w0 = mca_part_ucx_module.workers[0];
     ucp_request_param_t param = {0};
     mca_part_ucx_rtr_msg_t *msg;
     ucs_status_ptr_t ret;
 
-    /* a message may overtake a put on its way: the puts land first */
-    if (puts && UCS_OK != mca_part_ucx_wait(w0, ucp_ep_flush_nbx(peer->eps[0], &param))) {
+    /* this message may overtake a put on its way: the ready-to-receive
+     * puts and messages land first */
+    if (sent && UCS_OK != mca_part_ucx_wait(w0, ucp_ep_flush_nbx(peer->eps[0], &param))) {
         return; /* the sender keeps its word: wasted, never written wrongly */
     }
     if (NULL == (msg = malloc(sizeof(*msg)))) {

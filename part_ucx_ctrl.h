@@ -194,12 +194,12 @@ int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *b
                            size_t len, void **op);
 void mca_part_ucx_op_release(void **op);
 
-/* Receiver, at a receive's free: tell its sender that no put of the
- * ready-to-receive `rtr` names can follow (MCA_PART_UCX_RTR_RELEASED): the
- * puts so far are flushed to the sender first, then the message goes,
- * without waiting for it. */
+/* Receiver, at a receive's free: tell its sender that no ready-to-receive
+ * of the send `rtr` names can follow (MCA_PART_UCX_RTR_RELEASED): where it
+ * sent any (`sent`), they are flushed to the sender first, then the
+ * message goes, without waiting for it. */
 void mca_part_ucx_ctrl_rtr_released(mca_part_ucx_peer_t *peer, const mca_part_ucx_rtr_msg_t *rtr,
-                                    bool puts);
+                                    bool sent);
 
 /* Send a setup record with the next sequence number of its (communicator
  * id, receiver); the number is used only if the send starts. */

@@ -1046,7 +1046,7 @@ static void mca_part_ucx_recv_release(mca_part_ucx_request_t *req)
     if (0 != rreq->remote_rtr && NULL != rreq->super.remote) {
         /* matched: its sender gives its word to another send only now */
         mca_part_ucx_ctrl_rtr_released(rreq->super.remote, &rreq->rtr_msg,
-                                       !rreq->rtr_am && 0 != rreq->rtr_value);
+                                       0 != rreq->rtr_value);
     }
     rreq->super.rtr_rkey = NULL; /* the peer's (mca_part_ucx_peer_rkey) */
     if (NULL != rreq->super.remote) {

@@ -242,6 +242,7 @@ typedef struct mca_part_ucx_sendreq_t {
                                         * (its shared flags, mapped here), NULL: none */
     bool receiver_same_gpu;         /* MCA_PART_UCX_ACK_SAME_GPU */
     bool receiver_rtr_am;           /* MCA_PART_UCX_ACK_RTR_AM: no put reaches rtr_block */
+    volatile bool receiver_gone;    /* its receive was freed (MCA_PART_UCX_RTR_RELEASED) */
     mca_part_ucx_block_t rtr_block; /* receiver writes the epoch it is ready for */
     volatile uint64_t *part_state;  /* MCA_PART_UCX_QUEUED / MCA_PART_UCX_ISSUED */
     opal_atomic_int64_t queued;     /* partitions waiting for the receiver */
@@ -377,10 +378,12 @@ void mca_part_ucx_request_complete(mca_part_ucx_request_t *req);
  * holds). */
 static inline bool mca_part_ucx_receiver_ready(const mca_part_ucx_sendreq_t *sreq)
 {
-    /* a receiver whose epochs a stream starts sends no message: its word */
+    /* a receiver whose epochs a stream starts sends no message: its word;
+     * one epoch ahead of a receive that was freed is none */
     return MCA_PART_UCX_SETUP_DONE == sreq->super.super.setup &&
            (*(volatile uint64_t *) sreq->rtr_block.addr +
-                    ((sreq->super.ahead && NULL == sreq->hcopy_dst) ? 1 : 0) >=
+                    ((sreq->super.ahead && NULL == sreq->hcopy_dst && !sreq->receiver_gone) ? 1
+                                                                                          : 0) >=
                 sreq->super.super.epoch ||
             (NULL != sreq->peer_rtr && *sreq->peer_rtr >= sreq->super.super.epoch));
 }

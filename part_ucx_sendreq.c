@@ -812,11 +812,12 @@ static void mca_part_ucx_send_rtr_hold(uint64_t cookie, mca_part_ucx_block_t *bl
     }
 }
 
-/* The receive of the send `cookie` puts no more into its word (AM
- * callback). */
-static void mca_part_ucx_send_rtr_released(uint64_t cookie)
+/* The receive of the send (id, cookie) was freed and puts no more into
+ * its word (AM callback). */
+static void mca_part_ucx_send_rtr_released(int32_t id, uint64_t cookie)
 {
     mca_part_ucx_rtr_words_t *w = &mca_part_ucx_rtr_words;
+    mca_part_ucx_request_t *req;
     size_t i;
 
     opal_atomic_lock(&w->lock);
@@ -833,6 +834,13 @@ static void mca_part_ucx_send_rtr_released(uint64_t cookie)
         w->released[w->released_n++] = cookie; /* the send is live */
     }
     opal_atomic_unlock(&w->lock);
+    /* a live send's later epochs would wait for it forever */
+    if (NULL != (req = mca_part_ucx_request_get(id, cookie))) {
+        if (MCA_PART_UCX_SEND == req->kind) {
+            mca_part_ucx_sendreq(req)->receiver_gone = true;
+        }
+        mca_part_ucx_request_put(req);
+    }
 }
 
 void mca_part_ucx_send_fini(void)
@@ -856,7 +864,7 @@ void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg)
     volatile uint64_t *word;
 
     if (MCA_PART_UCX_RTR_RELEASED == msg->epoch) {
-        mca_part_ucx_send_rtr_released(msg->sreq_cookie);
+        mca_part_ucx_send_rtr_released(msg->sreq_id, msg->sreq_cookie);
         return;
     }
     /* held until written: another thread may be freeing the request */
@@ -998,8 +1006,21 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len)
 
 static bool mca_part_ucx_send_progress(mca_part_ucx_request_t *req)
 {
+    static opal_atomic_int32_t told = 0;
     mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+
     if (MCA_PART_UCX_SETUP_FAILED == req->setup) {
+        return true;
+    }
+    /* An epoch started after its receive was freed (erroneous: more starts
+     * than the receive's) would wait for a ready-to-receive that never
+     * comes. Its receive flushed every one it sent before saying so, so
+     * one not in now never will be. Device sends keep waiting: their
+     * kernels may already wait for it. */
+    if (sreq->receiver_gone && NULL == req->dev && !mca_part_ucx_receiver_ready(sreq)) {
+        mca_part_ucx_show_help(&told, "receive freed", req->peer, req->tag,
+                               (unsigned long long) req->epoch);
+        mca_part_ucx_request_fail(req, MPI_ERR_REQUEST);
         return true;
     }
     if (NULL != req->dev) {

@@ -21,12 +21,15 @@
  *         once more than its send after the send was freed and the next
  *         pair's send made (a barrier between), and is left active; its
  *         ready-to-receive of that epoch must not count for the next pair,
- *         whose receiver lags before its first start as above */
+ *         whose receiver lags before its first start as above
+ *   -X    an erroneous sender, data pairs only: each send is started once
+ *         more than its receive after the receive was freed (a barrier
+ *         between): that epoch must fail with MPI_ERR_REQUEST, not wait */
 #include "../tutil.h"
 #include <time.h>
 
 static int rounds = 40, epochs = 3, empty_epochs = 5, parts = 3, count = 5, lag_us = 2000;
-static int swap = 0, extra = 0;
+static int swap = 0, extra = 0, extra_send = 0;
 
 static double t_now(void)
 {
@@ -126,6 +129,30 @@ static void data_pair(int sending, int sender, int peer, int tag, int round)
             }
         }
     }
+    if (extra_send) {
+        if (!sending) {
+            T_MPI(MPI_Request_free(&req));
+        }
+        MPI_Barrier(MPI_COMM_WORLD); /* the receive is freed */
+        if (sending) {
+            /* its word of that is on the way: a send one epoch ahead of its
+             * receiver (small epochs over tcp) would otherwise send the
+             * epoch, which the receiver drops, and complete it */
+            progress_for(lag_us);
+            T_MPI(MPI_Start(&req));
+            for (int p = 0; p < parts; ++p) {
+                T_MPI(MPI_Pready(p, req));
+            }
+            T_EXPECT(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+            /* Open MPI frees a request whose completion failed */
+            if (MPI_REQUEST_NULL != req) {
+                T_MPI(MPI_Request_free(&req));
+            }
+        }
+        free(buf);
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
     if (extra && !sending) {
         left_active[round] = req; /* its buffer stays too */
         MPI_Barrier(MPI_COMM_WORLD); /* its send is freed */
@@ -142,7 +169,7 @@ int main(int argc, char **argv)
 {
     int opt, rank, size;
 
-    while ((opt = getopt(argc, argv, "r:e:z:p:c:l:sx")) != -1) {
+    while ((opt = getopt(argc, argv, "r:e:z:p:c:l:sxX")) != -1) {
         switch (opt) {
         case 'r': rounds = atoi(optarg); break;
         case 'e': epochs = atoi(optarg); break;
@@ -152,6 +179,7 @@ int main(int argc, char **argv)
         case 'l': lag_us = atoi(optarg); break;
         case 's': swap = 1; break;
         case 'x': extra = 1; break;
+        case 'X': extra_send = 1; break;
         default: return 2;
         }
     }
@@ -164,7 +192,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < rounds; ++r) {
             int sender = swap ? r % 2 : 0;
 
-            if (!extra) {
+            if (!extra && !extra_send) {
                 empty_pair(rank == sender, 1 - rank, 7, r % 3);
             }
             data_pair(rank == sender, sender, 1 - rank, 7, r);
