@@ -613,16 +613,18 @@ mca_part_ucx_peer_t *mca_part_ucx_peer_get(ompi_proc_t *proc)
     return mca_part_ucx_peer_get_by_name(&proc->super.proc_name);
 }
 
-/* Every control message: eager on worker 0; `param` may add a callback. */
+/* Every control message: eager on worker 0, `buf` as the data or (header)
+ * as the header; `param` may add a callback. */
 static ucs_status_ptr_t mca_part_ucx_ctrl_am_send(mca_part_ucx_peer_t *peer, unsigned id,
-                                                  const void *buf, size_t len,
+                                                  const void *buf, size_t len, bool header,
                                                   ucp_request_param_t *param)
 {
     ucs_status_ptr_t ret;
 
     param->op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
     param->flags = UCP_AM_SEND_FLAG_EAGER;
-    ret = ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, param);
+    ret = header ? ucp_am_send_nbx(peer->eps[0], id, buf, len, NULL, 0, param)
+                 : ucp_am_send_nbx(peer->eps[0], id, NULL, 0, buf, len, param);
     if (UCS_PTR_IS_ERR(ret)) {
         MCA_PART_UCX_ERROR("control message to %s failed: %s", OPAL_NAME_PRINT(peer->name),
                            ucs_status_string(UCS_PTR_STATUS(ret)));
@@ -634,7 +636,7 @@ int mca_part_ucx_ctrl_send(mca_part_ucx_peer_t *peer, unsigned id, const void *b
                            void **op)
 {
     ucp_request_param_t param = {0};
-    ucs_status_ptr_t ret = mca_part_ucx_ctrl_am_send(peer, id, buf, len, &param);
+    ucs_status_ptr_t ret = mca_part_ucx_ctrl_am_send(peer, id, buf, len, false, &param);
 
     *op = UCS_PTR_IS_PTR(ret) ? ret : NULL;
     return UCS_PTR_IS_ERR(ret) ? OMPI_ERROR : OMPI_SUCCESS;
@@ -649,7 +651,7 @@ static void mca_part_ucx_owned_sent_cb(void *op, ucs_status_t status, void *user
 
 /* A control message whose buffer goes with it: freed once sent. */
 static void mca_part_ucx_ctrl_send_owned(mca_part_ucx_peer_t *peer, unsigned id, void *buf,
-                                         size_t len)
+                                         size_t len, bool header)
 {
     ucp_request_param_t param = {0};
     ucs_status_ptr_t ret;
@@ -657,7 +659,7 @@ static void mca_part_ucx_ctrl_send_owned(mca_part_ucx_peer_t *peer, unsigned id,
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = mca_part_ucx_owned_sent_cb;
     param.user_data = buf;
-    ret = mca_part_ucx_ctrl_am_send(peer, id, buf, len, &param);
+    ret = mca_part_ucx_ctrl_am_send(peer, id, buf, len, header, &param);
     if (!UCS_PTR_IS_PTR(ret)) {
         free(buf);
     }
@@ -669,7 +671,6 @@ void mca_part_ucx_ctrl_rtr_released(mca_part_ucx_peer_t *peer, const mca_part_uc
     ucp_worker_h w0 = mca_part_ucx_module.workers[0];
     ucp_request_param_t param = {0};
     mca_part_ucx_rtr_msg_t *msg;
-    ucs_status_ptr_t ret;
 
     /* this message may overtake a put on its way: the ready-to-receive
      * puts and messages land first */
@@ -682,15 +683,7 @@ void mca_part_ucx_ctrl_rtr_released(mca_part_ucx_peer_t *peer, const mca_part_uc
     *msg = *rtr;
     msg->epoch = MCA_PART_UCX_RTR_RELEASED;
     /* as a header, as every ready-to-receive message (mca_part_ucx_rtr_cb) */
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                         UCP_OP_ATTR_FIELD_FLAGS;
-    param.cb.send = mca_part_ucx_owned_sent_cb;
-    param.user_data = msg;
-    param.flags = UCP_AM_SEND_FLAG_EAGER;
-    ret = ucp_am_send_nbx(peer->eps[0], MCA_PART_UCX_AM_RTR, msg, sizeof(*msg), NULL, 0, &param);
-    if (!UCS_PTR_IS_PTR(ret)) {
-        free(msg);
-    }
+    mca_part_ucx_ctrl_send_owned(peer, MCA_PART_UCX_AM_RTR, msg, sizeof(*msg), true);
 }
 
 /* Tell the sender of a setup record that no receive will use it (the
@@ -708,7 +701,7 @@ static void mca_part_ucx_setup_refuse(const mca_part_ucx_setup_msg_t *msg, int e
     ack->sreq_cookie = msg->sreq_cookie;
     ack->rreq_id = -1;
     ack->error = error;
-    mca_part_ucx_ctrl_send_owned(peer, MCA_PART_UCX_AM_ACK, ack, sizeof(*ack));
+    mca_part_ucx_ctrl_send_owned(peer, MCA_PART_UCX_AM_ACK, ack, sizeof(*ack), false);
 }
 
 static uint64_t *mca_part_ucx_seq_slot(opal_hash_table_t *table,
