@@ -122,6 +122,14 @@ int mca_part_ucx_module_fini(void)
     return OMPI_SUCCESS;
 }
 
+void mca_part_ucx_dump(void)
+{
+    if (mca_part_ucx_module.initialized) {
+        mca_part_ucx_request_dump();
+        mca_part_ucx_send_dump_words();
+    }
+}
+
 int mca_part_ucx_progress(void)
 {
     return mca_part_ucx_request_progress();

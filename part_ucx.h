@@ -243,6 +243,11 @@ int mca_part_ucx_info_bool(struct ompi_info_t *info, const char *key, bool *valu
 /* part_ucx.c */
 int mca_part_ucx_module_init(const mca_base_component_t *version, bool enable_mpi_threads);
 int mca_part_ucx_module_fini(void);
+/* For a hang: every active or stream-driven request's state, and the
+ * ready-to-receive words freed sends hold, to stderr, read without locks
+ * (tools/hangdump.c calls it by name from a watchdog thread). Not for use
+ * while the module is finalizing. */
+void mca_part_ucx_dump(void);
 int mca_part_ucx_progress(void);
 
 END_C_DECLS

@@ -630,7 +630,7 @@ static void mca_part_ucx_dump_one(const char *list, const mca_part_ucx_request_t
     }
 }
 
-void mca_part_ucx_dump(void)
+void mca_part_ucx_request_dump(void)
 {
     mca_part_ucx_module_t *m = &mca_part_ucx_module;
     mca_part_ucx_link_t *item;

@@ -363,10 +363,9 @@ bool mca_part_ucx_p2p_setup_pending(const mca_part_ucx_request_t *req);
 /* The workers, control messages and every active request once; the
  * module's progress function. */
 int mca_part_ucx_request_progress(void);
-/* For a hang: every active or stream-driven request's state to stderr,
- * read without locks (tools/hangdump.c calls it by name from a watchdog
- * thread). Not for use while the module is finalizing. */
-void mca_part_ucx_dump(void);
+/* mca_part_ucx_dump's part: every active or stream-driven request's state
+ * to stderr, read without locks. */
+void mca_part_ucx_request_dump(void);
 /* One line of it ("part/ucx dump PID: " first): the kinds' dump ops use it. */
 void mca_part_ucx_dump_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True on the progress thread of stream-ordered epochs only. */
@@ -411,6 +410,8 @@ void mca_part_ucx_send_answer(const mca_part_ucx_ack_msg_t *ack, size_t len);
 void mca_part_ucx_send_rtr_arrived(const mca_part_ucx_rtr_msg_t *msg);
 /* At finalize: the bookkeeping of the ready-to-receive words freed sends hold. */
 void mca_part_ucx_send_fini(void);
+/* That bookkeeping's counts, read without locks (mca_part_ucx_dump). */
+void mca_part_ucx_send_dump_words(void);
 /* Mark partition p ready (queued) in this epoch; false if it already was. */
 bool mca_part_ucx_claim_ready(mca_part_ucx_request_t *req, size_t p);
 bool mca_part_ucx_claim_copied(mca_part_ucx_request_t *req, size_t p);

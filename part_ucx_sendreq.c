@@ -790,7 +790,9 @@ static void mca_part_ucx_send_rtr_drain(void)
     opal_atomic_unlock(&w->lock);
 }
 
-/* A freed send's word (module lock held). */
+/* A freed send's word (module lock held): back to the pool where its
+ * receive said it puts no more (the cookie then leaves the released list),
+ * else held until it says so. */
 static void mca_part_ucx_send_rtr_hold(uint64_t cookie, mca_part_ucx_block_t *block)
 {
     mca_part_ucx_rtr_words_t *w = &mca_part_ucx_rtr_words;
@@ -841,6 +843,15 @@ static void mca_part_ucx_send_rtr_released(int32_t id, uint64_t cookie)
         }
         mca_part_ucx_request_put(req);
     }
+}
+
+void mca_part_ucx_send_dump_words(void)
+{
+    const volatile mca_part_ucx_rtr_words_t *w = &mca_part_ucx_rtr_words;
+
+    mca_part_ucx_dump_line("ready-to-receive words of freed sends: %zu held, %zu freeable; "
+                           "%zu live sends whose receive was freed",
+                           w->held_n, w->freeable_n, w->released_n);
 }
 
 void mca_part_ucx_send_fini(void)
@@ -1281,12 +1292,11 @@ static void mca_part_ucx_send_release(mca_part_ucx_request_t *req)
     /* The receiver was given the word's address in the setup record and
      * puts each epoch's ready-to-receive into it, until its receive is
      * freed and says so: the word waits for that (a receive never matched
-     * or never freed keeps it). Ready-to-receive messages need nothing of
-     * the kind: the handler finds no live request. */
-    if (NULL != sreq->rtr_block.addr && MCA_PART_UCX_SETUP_DONE == req->setup &&
-        sreq->receiver_rtr_am) {
-        mca_part_ucx_block_free(&sreq->rtr_block);
-    } else if (NULL != sreq->rtr_block.addr) {
+     * or never freed keeps it). A receiver whose ready-to-receive are
+     * messages puts nothing, but says so all the same, and its word waits
+     * too: every freed receive's message then finds its send's cookie
+     * once, held or on the released list. */
+    if (NULL != sreq->rtr_block.addr) {
         mca_part_ucx_send_rtr_hold(req->cookie, &sreq->rtr_block);
     }
     mca_part_ucx_send_rtr_drain();

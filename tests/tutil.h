@@ -140,6 +140,47 @@ static inline int t_strided_options(int argc, char **argv, t_strided_opts_t *o)
     return 0;
 }
 
+/* part/ucx's state dump (what tools/hangdump.c prints), exported by
+ * libmpi, not part of any MPI interface. */
+#ifdef __cplusplus
+extern "C" void mca_part_ucx_dump(void);
+#else
+void mca_part_ucx_dump(void);
+#endif
+
+/* What mca_part_ucx_dump writes to stderr, as a string (caller frees). */
+static inline char *t_dump_text(void)
+{
+    FILE *tmp = tmpfile();
+    int saved;
+    long len;
+    char *out;
+
+    fflush(stderr);
+    saved = dup(2);
+    if (NULL == tmp || saved < 0 || dup2(fileno(tmp), 2) < 0) {
+        return NULL;
+    }
+    mca_part_ucx_dump();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    len = ftell(tmp);
+    out = (char *) calloc(1, (size_t) len + 1);
+    rewind(tmp);
+    if (NULL != out && len > 0 && 1 != fread(out, (size_t) len, 1, tmp)) {
+        out[0] = '\0';
+    }
+    fclose(tmp);
+    return out;
+}
+
+static inline void t_dump_expect(const char *text, const char *want)
+{
+    T_CHECK(NULL != text && NULL != strstr(text, want), "\"%s\" not in the dump:\n%s", want,
+            text ? text : "(none)");
+}
+
 static inline int t_finish(const char *name)
 {
     int total = 0, rank;

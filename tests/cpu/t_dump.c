@@ -4,43 +4,8 @@
  * epoch is complete. Data checked in both epochs. Two ranks. */
 #include "../tutil.h"
 
-/* part/ucx's, exported by libmpi (not part of any MPI interface). */
-void mca_part_ucx_dump(void);
-
 enum { PARTS = 4, COUNT = 16, TAG = 5 };
 
-/* What mca_part_ucx_dump writes to stderr, as a string (caller frees). */
-static char *dump(void)
-{
-    FILE *tmp = tmpfile();
-    int saved;
-    long len;
-    char *out;
-
-    fflush(stderr);
-    saved = dup(2);
-    if (NULL == tmp || saved < 0 || dup2(fileno(tmp), 2) < 0) {
-        return NULL;
-    }
-    mca_part_ucx_dump();
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    len = ftell(tmp);
-    out = calloc(1, (size_t) len + 1);
-    rewind(tmp);
-    if (NULL != out && len > 0 && 1 != fread(out, (size_t) len, 1, tmp)) {
-        out[0] = '\0';
-    }
-    fclose(tmp);
-    return out;
-}
-
-static void expect(const char *text, const char *want)
-{
-    T_CHECK(NULL != text && NULL != strstr(text, want), "\"%s\" not in the dump:\n%s", want,
-            text ? text : "(none)");
-}
 
 int main(int argc, char **argv)
 {
@@ -80,13 +45,13 @@ int main(int argc, char **argv)
                 } while (!flag);
             }
             MPI_Barrier(MPI_COMM_WORLD); /* partition 0 arrived: its send was issued */
-            text = dump();
+            text = t_dump_text();
             snprintf(want, sizeof(want), "kind %d peer %d tag %d parts %d: epoch 2 state 2 "
                      "complete 0", 0 == rank ? 1 : 0, 1 - rank, TAG, PARTS);
-            expect(text, want);
-            expect(text, 0 == rank ? "receive: 1 of 4 sender partitions arrived"
+            t_dump_expect(text, want);
+            t_dump_expect(text, 0 == rank ? "receive: 1 of 4 sender partitions arrived"
                                    : "send: 0 queued 1 issued");
-            expect(text, "1 active, 0 driven");
+            t_dump_expect(text, "1 active, 0 driven");
             free(text);
             MPI_Barrier(MPI_COMM_WORLD);
             for (p = 1; 1 == rank && p < PARTS; ++p) {
@@ -98,8 +63,8 @@ int main(int argc, char **argv)
             T_CHECK(buf[i] == t_value(1, e, i / COUNT, i % COUNT), "epoch %d element %d", e, i);
         }
     }
-    text = dump();
-    expect(text, "0 active, 0 driven");
+    text = t_dump_text();
+    t_dump_expect(text, "0 active, 0 driven");
     free(text);
     T_MPI(MPI_Request_free(&req));
     MPI_Finalize();

@@ -197,6 +197,16 @@ int main(int argc, char **argv)
             }
             data_pair(rank == sender, sender, 1 - rank, 7, r);
         }
+        if (!extra) {
+            /* every pair freed: once the receives' last messages are in,
+             * no word is held and no cookie is left over */
+            MPI_Barrier(MPI_COMM_WORLD);
+            progress_for(lag_us);
+            char *text = t_dump_text();
+            t_dump_expect(text, "freed sends: 0 held");
+            t_dump_expect(text, "; 0 live sends whose receive was freed");
+            free(text);
+        }
     }
     return t_finish("t_reuse");
 }
