@@ -269,35 +269,63 @@ __device__ static inline void gcoll_tell(const mca_part_ucx_gcoll_args_t &a, uin
 /* This rank's result of unit k is final: count it toward the user
  * partitions it overlaps, and write the done word (the host and
  * MPIX_Parrived read it) of each one whose last unit this is, after a
- * release of the result. `synced`: the block's barrier since the result's
- * stores was passed. One thread a partition, from the block's second warp
- * on: the first warp's threads tell the peers (gcoll_tell) meanwhile, and
- * a warp's threads in two branches would take them one after the other,
- * each behind its fence. */
+ * release of the result. A partition that lies within this one unit has
+ * nothing to count: no other block writes any of its result, so its done
+ * word follows the release alone (the count's fence and atomic round trip
+ * are on every small epoch's critical path). `synced`: the block's
+ * barrier since the result's stores was passed. One thread a partition,
+ * from the block's second warp on: the first warp's threads tell the
+ * peers (gcoll_tell) meanwhile, and a warp's threads in two branches
+ * would take them one after the other, each behind its fence. */
 __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
                                          uint64_t e, bool synced)
 {
     uint64_t off, u0, u1, u, t = (threadIdx.x + blockDim.x - 32) % blockDim.x;
+    bool counted = false;
 
     if (!synced) {
         __syncthreads();
     }
     (void) gcoll_unit(a, k, &off, &u0, &u1);
-    if (u0 + t <= u1) {
-        /* the block's result (after the barrier) before the counts, which
-         * only this kernel's blocks read: GPU scope; the fence before the
-         * done word makes it cumulative for the done word's readers */
-        part_fence(true);
-    }
     for (u = u0 + t; u <= u1; u += blockDim.x) {
         uint64_t first = u * a.user_bytes / a.unit_bytes;
         uint64_t last = ((u + 1) * a.user_bytes - 1) / a.unit_bytes;
         unsigned long long units = last - first + 1;
-        if (atomicAdd(gcoll_count(a, u), 1ull) + 1 == e * units) {
-            gcoll_fence_host(a); /* the other units' results, seen through the count */
-            a.done[u] = e;
+        if (1 != units) {
+            if (!counted) {
+                /* the block's result (after the barrier) before the
+                 * counts, which only this kernel's blocks read: GPU
+                 * scope; the fence before the done word makes it
+                 * cumulative for the done word's readers */
+                part_fence(true);
+                counted = true;
+            }
+            if (atomicAdd(gcoll_count(a, u), 1ull) + 1 != e * units) {
+                continue;
+            }
         }
+        gcoll_fence_host(a); /* the block's result, and the other units' seen through the count */
+        a.done[u] = e;
     }
+}
+
+/* Bulk push allreduce: rank `owner`'s window holds copies of every
+ * writer's contribution, two epochs' (part_ucx_device.h). */
+__device__ static inline char *gcoll_copy_of(const mca_part_ucx_gcoll_args_t &a, int owner,
+                                             int writer, uint64_t e)
+{
+    uint64_t bytes = (a.user_parts * a.user_bytes + 15) & ~(uint64_t) 15;
+
+    return (char *) a.win[owner] + a.push_off + ((e & 1) * a.n + writer) * bytes;
+}
+
+/* Rank r's contribution: its buffer, or (Copies: a bulk push of epoch e)
+ * its copy in this rank's window. */
+template <bool Copies>
+__device__ static inline const char *gcoll_src(const mca_part_ucx_gcoll_args_t &a, int r,
+                                               uint64_t e)
+{
+    return (Copies && r != a.me) ? gcoll_copy_of(a, a.me, r, e) : a.src[r];
 }
 
 /* The elements [lo, hi) after byte offset `off` of the partition space:
@@ -559,13 +587,13 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     __shared__ uint64_t epoch;
     uint64_t e, k, off, u0, u1, len;
 
+    if (0 == threadIdx.x) {
+        /* a counted epoch: the start wrote it into GPU memory as well;
+         * read beside the copy below, not after it behind a barrier */
+        epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
+    }
     for (unsigned i = threadIdx.x; i < sizeof(a) / sizeof(uint64_t); i += blockDim.x) {
         ((uint64_t *) &a)[i] = ((const uint64_t *) args)[i];
-    }
-    __syncthreads();
-    if (0 == threadIdx.x) {
-        /* a counted epoch: the start wrote it into GPU memory as well */
-        epoch = (0 != epoch_arg) ? epoch_arg : *a.epoch_dev;
     }
     __syncthreads();
     e = epoch;
