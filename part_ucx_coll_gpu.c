@@ -128,6 +128,7 @@ int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
 {
     int two = mca_part_ucx_module.params.coll_gpu_twoshot_bytes;
     int push = mca_part_ucx_module.params.coll_gpu_push_bytes;
+    int bulk = mca_part_ucx_module.params.coll_gpu_bulk_bytes;
 
     if (MCA_PART_UCX_GCOLL_ALLREDUCE != kind || n < 2) {
         return kind;
@@ -146,6 +147,13 @@ int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
      * bench/results/h100x4/NOTES.md). Whole 8-byte lines only. */
     if (push > 0 && bytes <= (uint64_t) push && 0 == bytes % 8) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH;
+    }
+    /* Bulk push: the same one-way trip for larger data, a release and a
+     * flag a unit instead of a flag every 8 bytes, and no more bytes on
+     * the wire than a pull; the copies take 2 (n - 1) times the data in
+     * each window (two epochs' of every peer). */
+    if (bulk > 0 && bytes <= (uint64_t) bulk) {
+        return MCA_PART_UCX_GCOLL_ALLREDUCE_BULK;
     }
     return kind;
 }
@@ -181,6 +189,10 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
     if (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind) {
         /* two epochs' lines of every writer, 16 bytes for each 8 */
         g->win_bytes += 2 * (size_t) a->n * 2 * src_len;
+    }
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind) {
+        /* two epochs' copies of every writer (gcoll_copy_of) */
+        g->win_bytes += 2 * (size_t) a->n * ((src_len + 15) & ~(size_t) 15);
     }
     if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(g->win_bytes, &g->win, &g->win_dev)) {
         g->win = NULL;
@@ -412,6 +424,14 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
                 a->kind = MCA_PART_UCX_GCOLL_ALLREDUCE;
             }
         }
+        if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && sharing == n &&
+            !m->params.coll_gpu_bulk_one_gpu) {
+            /* every rank on this GPU: a pull reads the peers' buffers as
+             * fast as its own memory, and the copies only cost (the
+             * window keeps their room: it was mapped before the ranks
+             * knew) */
+            a->kind = MCA_PART_UCX_GCOLL_ALLREDUCE;
+        }
         mca_part_ucx_gcoll_share(c, g, sharing);
         /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
          * ranks' words suffice */
@@ -513,6 +533,9 @@ static void mca_part_ucx_gcoll_count(const mca_part_ucx_gcoll_t *g)
     }
     if (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == g->args.kind) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_PUSH, 1);
+    }
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == g->args.kind) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_BULK, 1);
     }
 }
 
@@ -651,7 +674,8 @@ bool mca_part_ucx_gcoll_gpu_scope(const mca_part_ucx_coll_t *c)
 
     /* a push allreduce's peers never read this rank's ready words or data */
     return 0 != a->gpu_scope ||
-           (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind && 0 != a->narrow_fences);
+           ((MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||
+             MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind) && 0 != a->narrow_fences);
 }
 
 void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)

@@ -246,6 +246,21 @@ static int mca_part_ucx_component_register(void)
         "release or for its data to be read; larger ones are pulled (0: never pushed)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_push_bytes);
+    mca_part_ucx_var("coll_gpu_bulk_bytes",
+        "GPU engine: an allreduce of at most this many bytes (below "
+        "part_ucx_coll_gpu_twoshot_bytes) that is not pushed by lines is pushed whole: each "
+        "rank stores its contribution into every peer's window, with one flag a unit after "
+        "it, and reduces the copies in its own memory, so that no rank reads another's "
+        "memory or waits for its data to be read; larger ones are pulled (0: never). Only "
+        "where the ranks are on more than one GPU, unless part_ucx_coll_gpu_bulk_one_gpu",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_bulk_bytes);
+    mca_part_ucx_var("coll_gpu_bulk_one_gpu",
+        "GPU engine: bulk push (part_ucx_coll_gpu_bulk_bytes) also where every rank shares "
+        "one GPU (CUDA MPS), where a pull reads the peers' buffers as fast as its own memory "
+        "and the copies only add work",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_bulk_one_gpu);
     mca_part_ucx_var("coll_gpu_scope_fences",
         "GPU engine: fences no wider than the words' readers: where every rank runs on one "
         "GPU (CUDA MPS), GPU scope between the ranks' words and in the kernels' MPIX_Pready; "

@@ -63,6 +63,8 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .coll_gpu_blocks = 32,
         .coll_gpu_twoshot_bytes = 1 << 20,
         .coll_gpu_push_bytes = 8 << 10,
+        .coll_gpu_bulk_bytes = 512 << 10,
+        .coll_gpu_bulk_one_gpu = false,
         .coll_gpu_scope_fences = true,
         .device_gpu_scope_fences = true,
     },

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 13
+#define MCA_PART_UCX_DEVICE_ABI 14
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -72,7 +72,8 @@ typedef enum {
  * pull; two-shot for large allreduces: rank w reduces slice w of each
  * partition and stores it into every rank's result; small allreduces
  * push: each rank stores its contribution into every peer's window with
- * the epoch in each 8 bytes, see part_ucx_device_coll.h). */
+ * the epoch in each 8 bytes, or, larger ones, whole with a flag a unit;
+ * see part_ucx_device_coll.h). */
 #define MCA_PART_UCX_GCOLL_MAX_RANKS 8
 
 typedef enum {
@@ -82,7 +83,8 @@ typedef enum {
     MCA_PART_UCX_GCOLL_BCAST,
     MCA_PART_UCX_GCOLL_ALLGATHER,
     MCA_PART_UCX_GCOLL_ALLTOALL,
-    MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH /* one-shot, pushed with the flag in the data */
+    MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH, /* one-shot, pushed with the flag in the data */
+    MCA_PART_UCX_GCOLL_ALLREDUCE_BULK  /* one-shot, pushed whole, a flag a unit */
 } mca_part_ucx_gcoll_kind_t;
 
 /* The kernel's work is cut into units of unit_bytes (the last one may be
@@ -97,7 +99,10 @@ typedef enum {
  * epochs (a partition is done at e times its units); at push_off bytes
  * (push allreduces), lines[2][n][partition space's bytes / 8] of 16 bytes
  * ([e % 2][writer][i]: the writer's 8 bytes i of epoch e, each half with
- * the epoch's low 32 bits). */
+ * the epoch's low 32 bits); bulk push allreduces: there copies[2][n] of
+ * the partition space (each rounded up to 16 bytes; [e % 2][writer]: the
+ * writer's contribution of epoch e), and consumed[writer][k] is the epoch
+ * of the writer's last copy of unit k into this rank's window instead. */
 typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt, esize;        /* dt/op: reductions; esize: bytes an element */
     int me, n, root;

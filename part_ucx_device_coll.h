@@ -24,6 +24,8 @@
  *      rank's result; push (small allreduces): store this rank's data into
  *      every peer's window with the epoch beside it, wait for the peers'
  *      and reduce (no step 2 or 4, and no wait for readers: gcoll_push);
+ *      bulk push (larger allreduces): the same with plain stores of the
+ *      unit and one flag a unit after a release (gcoll_bulk);
  *   4. tell each rank read from that its data of t is read (and two-shot,
  *      that a slice of its result is stored, with a release).
  * Then each block waits, for its partitions, until every rank that reads
@@ -177,6 +179,7 @@ __device__ static inline bool gcoll_reads(const mca_part_ucx_gcoll_args_t &a, in
     }
     switch (a.kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH: return false;
+    case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK: return false;
     case MCA_PART_UCX_GCOLL_REDUCE: return a.me == a.root;
     case MCA_PART_UCX_GCOLL_BCAST: return r == a.root;
     }
@@ -191,10 +194,20 @@ __device__ static inline bool gcoll_read_by(const mca_part_ucx_gcoll_args_t &a, 
     }
     switch (a.kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH: return false;
+    case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK: return false;
     case MCA_PART_UCX_GCOLL_REDUCE: return r == a.root;
     case MCA_PART_UCX_GCOLL_BCAST: return a.me == a.root;
     }
     return true;
+}
+
+/* Whether this rank's peers store its data into its window (no rank reads
+ * another's buffers): its results are final once reduced, and nobody
+ * waits for its data to be read. */
+__device__ static inline bool gcoll_pushed(const mca_part_ucx_gcoll_args_t &a)
+{
+    return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a.kind ||
+           MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a.kind;
 }
 
 /* Whether this rank's result of a partition is final only at the end: an
@@ -329,12 +342,13 @@ __device__ static inline const char *gcoll_src(const mca_part_ucx_gcoll_args_t &
 }
 
 /* The elements [lo, hi) after byte offset `off` of the partition space:
- * op over the ranks r, in rank order, of src[r]'s, into dst + off (all:
- * into every rank's dst + off instead). Sixteen bytes at a time where every
- * address allows it. */
-template <typename T>
+ * op over the ranks r, in rank order, of their contributions (gcoll_src),
+ * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
+ * at a time where every address allows it. */
+template <typename T, bool Copies = false>
 __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
-                                           uint64_t lo, uint64_t hi, char *dst, bool all)
+                                           uint64_t lo, uint64_t hi, char *dst, bool all,
+                                           uint64_t e = 0)
 {
     const int V = 16 / sizeof(T);
     uint64_t base = off + lo * sizeof(T);
@@ -342,7 +356,7 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
     int r;
 
     for (r = 0; r < a.n; ++r) {
-        align |= (uintptr_t) a.src[r] | (uintptr_t) (all ? a.dst[r] : dst);
+        align |= (uintptr_t) gcoll_src<Copies>(a, r, e) | (uintptr_t) (all ? a.dst[r] : dst);
     }
     if (0 == (align & 15)) {
         /* two chunks a thread: their loads from every rank in flight at once */
@@ -353,14 +367,14 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
                 uint4 v;
                 T x[V];
             } acc[2], in[2];
-            acc[0].v = __ldcg((const uint4 *) (a.src[0] + base) + i);
+            acc[0].v = __ldcg((const uint4 *) (gcoll_src<Copies>(a, 0, e) + base) + i);
             if (two) {
-                acc[1].v = __ldcg((const uint4 *) (a.src[0] + base) + i + b);
+                acc[1].v = __ldcg((const uint4 *) (gcoll_src<Copies>(a, 0, e) + base) + i + b);
             }
             for (r = 1; r < a.n; ++r) {
-                in[0].v = __ldcg((const uint4 *) (a.src[r] + base) + i);
+                in[0].v = __ldcg((const uint4 *) (gcoll_src<Copies>(a, r, e) + base) + i);
                 if (two) {
-                    in[1].v = __ldcg((const uint4 *) (a.src[r] + base) + i + b);
+                    in[1].v = __ldcg((const uint4 *) (gcoll_src<Copies>(a, r, e) + base) + i + b);
                 }
 #pragma unroll
                 for (int k = 0; k < V; ++k) {
@@ -379,9 +393,9 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
         return;
     }
     for (uint64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-        T acc = __ldcg((const T *) (a.src[0] + off) + i);
+        T acc = __ldcg((const T *) (gcoll_src<Copies>(a, 0, e) + off) + i);
         for (r = 1; r < a.n; ++r) {
-            acc = gcoll_apply<T>(a.op, acc, __ldcg((const T *) (a.src[r] + off) + i));
+            acc = gcoll_apply<T>(a.op, acc, __ldcg((const T *) (gcoll_src<Copies>(a, r, e) + off) + i));
         }
         for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
             ((T *) ((all ? a.dst[r] : dst) + off))[i] = acc;
@@ -496,13 +510,64 @@ __device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
     }
 }
 
-/* Step 3: move `len` bytes at `off` (unit k) of epoch e. */
+/* Bulk push allreduce. A rank copies its unit k into every peer's window
+ * (the copy of epoch e % 2 of this writer), then, after a release, sets
+ * its flag of k there to e; it waits for every peer's flag of k in its own
+ * window and reduces, in rank order, its own data and the peers' copies,
+ * all in its GPU's memory. One release a unit instead of a 16-byte line
+ * per 8 bytes (gcoll_push), and no word saying the data was read: the
+ * copies of epoch e are written again only in epoch e + 2, whose kernel
+ * on the writer comes after its kernel of e + 1, which waited for this
+ * rank's flags of e + 1, which this rank set after its kernel of e (the
+ * one reading the copies) ended. In place, the own data is copied out
+ * before the barrier after which its result overwrites it. */
+/* The flag of the writer's unit k in the owner's window. */
+__device__ static inline volatile uint64_t *gcoll_bulk_flag(const mca_part_ucx_gcoll_args_t &a,
+                                                            int owner, int writer, uint64_t k)
+{
+    return gcoll_consumed(a, owner, writer, k);
+}
+
 template <typename T>
-__device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
-                                         uint64_t len, uint64_t e)
+__device__ static inline void gcoll_bulk(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                               uint64_t off, uint64_t len, uint64_t e)
+{
+    int r;
+
+    for (r = 0; r < a.n; ++r) {
+        if (r != a.me) {
+            gcoll_copy(gcoll_copy_of(a, r, a.me, e) + off, a.src[a.me] + off, len);
+        }
+    }
+    __syncthreads();
+    r = (int) threadIdx.x;
+    if (r < a.n && r != a.me) {
+        /* the block's copy into r's window (cumulative after the barrier),
+         * then the flag; then r's copy here */
+        gcoll_fence(a);
+        *gcoll_bulk_flag(a, r, a.me, k) = e;
+        while (gcoll_acquire(a.gpu_scope, gcoll_bulk_flag(a, a.me, r, k)) < e) {
+            gcoll_nap();
+        }
+    }
+    __syncthreads();
+    gcoll_reduce<T, true>(a, off, 0, len / sizeof(T), a.dst[a.me], false, e);
+}
+
+/* Step 3: move `len` bytes at `off` (unit k) of epoch e. A bulk push
+ * has a kernel of its own (Bulk): in one kernel with the others its loops
+ * would take registers the others' loops then spill. */
+template <typename T, bool Bulk>
+__device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                         uint64_t off, uint64_t len, uint64_t e)
 {
     uint64_t count = len / sizeof(T);
     int r;
+
+    if constexpr (Bulk) {
+        gcoll_bulk<T>(a, k, off, len, e);
+        return;
+    }
 
     switch (a.kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE:
@@ -578,7 +643,7 @@ __device__ static inline void gcoll_finish(const mca_part_ucx_gcoll_args_t &a, u
  * which is resident while the application's kernel still runs, then
  * leaves room on its SM for a block of 1024 threads at 32 registers; at
  * one, it would take a whole SM from that kernel. */
-template <typename T>
+template <typename T, bool Bulk>
 __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     part_gcoll(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
                const volatile uint64_t *epoch_word)
@@ -604,7 +669,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         }
         gcoll_peers_ready(a, u0, u1, e);
         __syncthreads();
-        gcoll_move<T>(a, off, len, e);
+        gcoll_move<T, Bulk>(a, k, off, len, e);
         __syncthreads();
         gcoll_tell(a, k, e);
         if (!gcoll_done_late(a)) {
@@ -615,8 +680,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     /* a push has no reader to wait for, and its results (never in
      * scratch) are final: no finish step, whose barriers would only
      * lengthen the epoch */
-    for (k = blockIdx.x; k < a.units && MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH != a.kind;
-         k += gridDim.x) {
+    for (k = blockIdx.x; k < a.units && !gcoll_pushed(a); k += gridDim.x) {
         gcoll_finish(a, k, e);
     }
     __syncthreads();
@@ -643,16 +707,18 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
 }
 
 template <typename T>
-static int gcoll_launch(const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
+static int gcoll_launch(bool bulk, const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
                         const volatile uint64_t *epoch_word, unsigned blocks, void *stream,
                         int load)
 {
+    void (*kernel)(const mca_part_ucx_gcoll_args_t *, uint64_t, const volatile uint64_t *) =
+        bulk ? part_gcoll<T, true> : part_gcoll<T, false>;
     cudaFuncAttributes attr;
 
     if (load) {
-        return check(cudaFuncGetAttributes(&attr, part_gcoll<T>));
+        return check(cudaFuncGetAttributes(&attr, kernel));
     }
-    part_gcoll<T><<<blocks, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch, epoch_word);
+    kernel<<<blocks, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch, epoch_word);
     return check(cudaGetLastError());
 }
 
@@ -662,25 +728,26 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
                      uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
                      void *stream, int load)
 {
-    bool reduces = MCA_PART_UCX_GCOLL_ALLREDUCE == a->kind ||
+    bool bulk = MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind;
+    bool reduces = bulk || MCA_PART_UCX_GCOLL_ALLREDUCE == a->kind ||
                    MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind ||
                    MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||
                    MCA_PART_UCX_GCOLL_REDUCE == a->kind;
 
     if (!reduces) {
-        return gcoll_launch<uint8_t>(dev, epoch, epoch_word, blocks, stream, load);
+        return gcoll_launch<uint8_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
     }
     switch (a->dt) {
-    case MCA_PART_UCX_DT_INT8: return gcoll_launch<int8_t>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT16: return gcoll_launch<int16_t>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT32: return gcoll_launch<int32_t>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT64: return gcoll_launch<int64_t>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT8: return gcoll_launch<uint8_t>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT16: return gcoll_launch<uint16_t>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT32: return gcoll_launch<uint32_t>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT64: return gcoll_launch<uint64_t>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_FLOAT: return gcoll_launch<float>(dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_DOUBLE: return gcoll_launch<double>(dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT8: return gcoll_launch<int8_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT16: return gcoll_launch<int16_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT32: return gcoll_launch<int32_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT64: return gcoll_launch<int64_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT8: return gcoll_launch<uint8_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT16: return gcoll_launch<uint16_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT32: return gcoll_launch<uint32_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_UINT64: return gcoll_launch<uint64_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_FLOAT: return gcoll_launch<float>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_DOUBLE: return gcoll_launch<double>(bulk, dev, epoch, epoch_word, blocks, stream, load);
     }
     return -2;
 }

@@ -47,6 +47,9 @@ static const struct {
     [MCA_PART_UCX_PVAR_COLL_GPU_PUSH] = {"coll_gpu_push_epochs",
         "Of the GPU engine's epochs, those of push allreduces (each rank stores its "
         "contribution into every peer's window, the epoch in every 8 bytes)"},
+    [MCA_PART_UCX_PVAR_COLL_GPU_BULK] = {"coll_gpu_bulk_epochs",
+        "Of the GPU engine's epochs, those of bulk push allreduces (each rank stores its "
+        "contribution into every peer's window, then a flag a unit)"},
 };
 
 static int mca_part_ucx_pvar_read(const mca_base_pvar_t *pvar, void *value, void *obj)

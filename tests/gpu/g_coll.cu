@@ -24,7 +24,10 @@
  *       part_ucx_coll_gpu_twoshot_epochs too); -G 3: on the GPU engine, not
  *       two-shot (none counted there); -G 4: on the GPU engine, pushed
  *       (every epoch counted in part_ucx_coll_gpu_push_epochs); -G 5: on
- *       the GPU engine, one-shot pulled (neither two-shot nor pushed) */
+ *       the GPU engine, one-shot pulled (neither two-shot nor pushed);
+ *       -G 6: on the GPU engine, bulk pushed (every epoch counted in
+ *       part_ucx_coll_gpu_bulk_epochs); -G 7: bulk pushed where the ranks
+ *       are on more than one GPU, else (every rank on one GPU) as -G 5 */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -261,13 +264,30 @@ static void errors(int parts, int count)
     CUDA(cudaFree(buf));
 }
 
-/* The GPU engine's epoch counters (all, two-shot, push), from now on. */
-enum { GPU_COUNTERS = 3 };
+/* Whether the ranks run on more than one GPU (by PCI address). */
+static int spans_gpus(void)
+{
+    cudaDeviceProp prop;
+    int dev;
+    long long id[2];
+
+    CUDA(cudaGetDevice(&dev));
+    CUDA(cudaGetDeviceProperties(&prop, dev));
+    id[0] = ((long long) prop.pciDomainID << 32) | (prop.pciBusID << 8) | prop.pciDeviceID;
+    id[1] = -id[0];
+    T_MPI(MPI_Allreduce(MPI_IN_PLACE, id, 2, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
+    return id[0] != -id[1];
+}
+
+/* The GPU engine's epoch counters (all, two-shot, push, bulk push), from
+ * now on. */
+enum { GPU_COUNTERS = 4 };
 static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *handle)
 {
     static const char *const names[GPU_COUNTERS] = {"part_ucx_coll_gpu_epochs",
                                                     "part_ucx_coll_gpu_twoshot_epochs",
-                                                    "part_ucx_coll_gpu_push_epochs"};
+                                                    "part_ucx_coll_gpu_push_epochs",
+                                                    "part_ucx_coll_gpu_bulk_epochs"};
     int provided, index, n = 0;
 
     T_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
@@ -322,10 +342,11 @@ int main(int argc, char **argv)
     if (dbl) run<double>(o, MPI_DOUBLE);
     else run<int>(o, MPI_INT);
     if (engine >= 0) {
-        unsigned long long n = 0, two = 0, push = 0;
+        unsigned long long n = 0, two = 0, push = 0, bulk = 0;
         T_MPI(MPI_T_pvar_read(session, handle[0], &n));
         T_MPI(MPI_T_pvar_read(session, handle[1], &two));
         T_MPI(MPI_T_pvar_read(session, handle[2], &push));
+        T_MPI(MPI_T_pvar_read(session, handle[3], &bulk));
         T_CHECK(engine ? n > 0 : 0 == n, "%llu epochs on the GPU engine, expected %s", n,
                 engine ? "some" : "none");
         T_CHECK(2 != engine || two == n, "%llu of %llu GPU-engine epochs two-shot, expected all",
@@ -334,9 +355,14 @@ int main(int argc, char **argv)
                 two, n);
         T_CHECK(4 != engine || push == n, "%llu of %llu GPU-engine epochs pushed, expected all",
                 push, n);
-        T_CHECK(5 != engine || (0 == push && 0 == two),
-                "%llu pushed and %llu two-shot of %llu GPU-engine epochs, expected none", push,
-                two, n);
+        if (7 == engine) {
+            engine = spans_gpus() ? 6 : 5;
+        }
+        T_CHECK(5 != engine || (0 == push && 0 == two && 0 == bulk),
+                "%llu pushed, %llu bulk pushed and %llu two-shot of %llu GPU-engine epochs, "
+                "expected none", push, bulk, two, n);
+        T_CHECK(6 != engine || bulk == n,
+                "%llu of %llu GPU-engine epochs bulk pushed, expected all", bulk, n);
         for (int i = 0; i < GPU_COUNTERS; ++i) T_MPI(MPI_T_pvar_handle_free(session, &handle[i]));
         T_MPI(MPI_T_pvar_session_free(&session));
         T_MPI(MPI_T_finalize());
