@@ -57,6 +57,23 @@ typedef struct mca_part_ucx_step_t {
     int out0, nout, in0, nin;
 } mca_part_ucx_step_t;
 
+/* The GPU engine's settings that shape its windows, units and protocol
+ * (MCA part_ucx_coll_gpu_*): ranks that differ would map each other's
+ * words at other offsets, or run other algorithms, and hang or corrupt
+ * results. Declared the same on every process, but nothing enforces that
+ * for MCA variables, so the ranks settle them at init with the
+ * collective's arguments: each takes the smallest of every rank's values
+ * (0 turns a choice off). Negative values count as their least. */
+typedef struct mca_part_ucx_gcoll_params_t {
+    uint64_t unit_bytes;    /* part_ucx_coll_gpu_unit_bytes, at least 16 */
+    uint64_t blocks;        /* part_ucx_coll_gpu_blocks, at least 1 (units follow it) */
+    uint64_t twoshot_bytes; /* part_ucx_coll_gpu_twoshot_bytes */
+    uint64_t push_bytes;    /* part_ucx_coll_gpu_push_bytes */
+    uint64_t bulk_bytes;    /* part_ucx_coll_gpu_bulk_bytes */
+    uint64_t scope_fences;  /* part_ucx_coll_gpu_scope_fences */
+    uint64_t bulk_one_gpu;  /* part_ucx_coll_gpu_bulk_one_gpu */
+} mca_part_ucx_gcoll_params_t;
+
 typedef struct mca_part_ucx_coll_t {
     ompi_communicator_t *comm;
     ompi_communicator_t *chan_comm; /* the channels': mca_part_ucx_coll_channels */
@@ -102,8 +119,10 @@ typedef struct mca_part_ucx_coll_t {
     int gpu_op, gpu_type;           /* the kernels' op and element type */
     volatile uint64_t *done_words;  /* device request: epoch each partition completed */
     /* The GPU engine (part_ucx_coll_gpu.h) where every rank agreed to it:
-     * no schedule, no channels. */
+     * no schedule, no channels; and the settings of it that every rank
+     * must share (settled at init: mca_part_ucx_gcoll_params_t). */
     struct mca_part_ucx_gcoll_t *gcoll;
+    mca_part_ucx_gcoll_params_t gparams;
     opal_mutex_t lock;
 } mca_part_ucx_coll_t;
 

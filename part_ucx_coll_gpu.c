@@ -124,11 +124,28 @@ bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in
     return true;
 }
 
-int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
+static uint64_t mca_part_ucx_gcoll_least(int value, int least)
 {
-    int two = mca_part_ucx_module.params.coll_gpu_twoshot_bytes;
-    int push = mca_part_ucx_module.params.coll_gpu_push_bytes;
-    int bulk = mca_part_ucx_module.params.coll_gpu_bulk_bytes;
+    return (uint64_t) ((value < least) ? least : value);
+}
+
+void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
+{
+    const mca_part_ucx_params_t *m = &mca_part_ucx_module.params;
+
+    p->unit_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_unit_bytes, 16);
+    p->blocks = mca_part_ucx_gcoll_least(m->coll_gpu_blocks, 1);
+    p->twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_twoshot_bytes, 0);
+    p->push_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_push_bytes, 0);
+    p->bulk_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_bulk_bytes, 0);
+    p->scope_fences = m->coll_gpu_scope_fences;
+    p->bulk_one_gpu = m->coll_gpu_bulk_one_gpu;
+}
+
+int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
+                            uint64_t bytes)
+{
+    uint64_t two = p->twoshot_bytes, push = p->push_bytes, bulk = p->bulk_bytes;
 
     if (MCA_PART_UCX_GCOLL_ALLREDUCE != kind || n < 2) {
         return kind;
@@ -136,7 +153,7 @@ int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
     /* Two-shot: each rank moves 2 (n - 1) / n of the data, and the ranks
      * together read and write less than one-shot's n reads of everything:
      * on two ranks too, where each reads half instead of all of it. */
-    if (two > 0 && bytes >= (uint64_t) two) {
+    if (two > 0 && bytes >= two) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE2;
     }
     /* Push: across GPUs every word a rank waits for in a pull costs its
@@ -145,14 +162,14 @@ int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes)
      * the wire and a spinning load per 8 bytes, which only small data
      * does not feel (from some tens of KiB the pull is faster:
      * bench/results/h100x4/NOTES.md). Whole 8-byte lines only. */
-    if (push > 0 && bytes <= (uint64_t) push && 0 == bytes % 8) {
+    if (push > 0 && bytes <= push && 0 == bytes % 8) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH;
     }
     /* Bulk push: the same one-way trip for larger data, a release and a
      * flag a unit instead of a flag every 8 bytes, and no more bytes on
      * the wire than a pull; the copies take 2 (n - 1) times the data in
      * each window (two epochs' of every peer). */
-    if (bulk > 0 && bytes <= (uint64_t) bulk) {
+    if (bulk > 0 && bytes <= bulk) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE_BULK;
     }
     return kind;
@@ -357,7 +374,6 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
 int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t block_bytes,
                              bool *used)
 {
-    mca_part_ucx_module_t *m = &mca_part_ucx_module;
     ompi_communicator_t *comm = c->comm;
     int n = ompi_comm_size(comm), rc, ok, i;
     size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, src_len, dst_len;
@@ -386,16 +402,14 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
      * a unit's move to too few blocks (bench/run-coll-blocks.sh; eight
      * against four: bench/results/h200x1-coll/units8-ab); a multiple of 16
      * bytes, and so of every element size */
-    /* parameters below their least (negative ones too) count as it */
-    param_unit = (m->params.coll_gpu_unit_bytes < 16) ? 16
-                                                      : (size_t) m->params.coll_gpu_unit_bytes;
-    g->blocks = (m->params.coll_gpu_blocks < 1) ? 1 : (unsigned) m->params.coll_gpu_blocks;
+    param_unit = (size_t) c->gparams.unit_bytes; /* settled: every rank's units alike */
+    g->blocks = (unsigned) c->gparams.blocks;
     unit = mca_part_ucx_gcoll_max(param_unit, total / (size_t) g->blocks);
     unit = mca_part_ucx_gcoll_max(unit, (total / 8 < 4 * param_unit) ? total / 8 : 4 * param_unit);
     unit = (unit > MCA_PART_UCX_GCOLL_UNIT_MAX && param_unit <= MCA_PART_UCX_GCOLL_UNIT_MAX)
                ? MCA_PART_UCX_GCOLL_UNIT_MAX : unit;
     unit = (mca_part_ucx_gcoll_max(16, unit) + 15) & ~(size_t) 15;
-    a->kind = mca_part_ucx_gcoll_kind(kind, n, total);
+    a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total);
     a->op = c->gpu_op;
     a->dt = c->gpu_type;
     a->me = ompi_comm_rank(comm);
@@ -425,7 +439,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
             }
         }
         if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && sharing == n &&
-            !m->params.coll_gpu_bulk_one_gpu) {
+            !c->gparams.bulk_one_gpu) {
             /* every rank on this GPU: a pull reads the peers' buffers as
              * fast as its own memory, and the copies only cost (the
              * window keeps their room: it was mapped before the ranks
@@ -435,8 +449,8 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         mca_part_ucx_gcoll_share(c, g, sharing);
         /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
          * ranks' words suffice */
-        a->gpu_scope = m->params.coll_gpu_scope_fences && sharing == n;
-        a->narrow_fences = m->params.coll_gpu_scope_fences;
+        a->gpu_scope = 0 != c->gparams.scope_fences && sharing == n;
+        a->narrow_fences = 0 != c->gparams.scope_fences;
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {

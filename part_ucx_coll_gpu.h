@@ -43,10 +43,14 @@ typedef struct mca_part_ucx_gcoll_t mca_part_ucx_gcoll_t;
  * node and small enough, the MCA parameter part_ucx_coll_gpu_engine. The
  * ranks then agree (the smallest answer wins). */
 bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in_place);
+/* This process's settings of the engine (its MCA variables, negative ones
+ * as their least), which the ranks then settle (part_ucx_coll.h). */
+void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p);
 /* The engine's kind for collective kind `kind` with `bytes` in the partition
- * space: an allreduce chooses one-shot or two-shot here (the same on every
- * rank: the arguments agreed). */
-int mca_part_ucx_gcoll_kind(int kind, int n, uint64_t bytes);
+ * space: an allreduce chooses one-shot, two-shot, push or bulk push here
+ * (the same on every rank: the arguments and settings agreed). */
+int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
+                            uint64_t bytes);
 /* Collective over c->comm: map the ranks' buffers and windows, and make the
  * kernel's arguments. *used: every rank could (no rank runs it otherwise,
  * and c is left for the schedule engine); the return code is an error

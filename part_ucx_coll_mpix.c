@@ -132,7 +132,8 @@ static int mca_part_ucx_coll_group(const mca_part_ucx_coll_t *c,
 /* The signature every rank of the communicator contributes at init. The
  * fields from KIND to ALG must be equal everywhere; GROUP, DEVICE and GPU
  * are settled (smallest group, whether any rank has GPU buffers, whether
- * every rank can run the GPU engine). */
+ * every rank can run the GPU engine), and so are the GPU engine's settings
+ * from GUNIT on (the smallest of each, mca_part_ucx_gcoll_params_t). */
 enum {
     MCA_PART_UCX_SIG_ERROR,  /* this rank's error class, 0 if none */
     MCA_PART_UCX_SIG_KIND,
@@ -147,8 +148,29 @@ enum {
     MCA_PART_UCX_SIG_GROUP,
     MCA_PART_UCX_SIG_DEVICE,
     MCA_PART_UCX_SIG_GPU,    /* whether this rank can run the GPU engine */
+    MCA_PART_UCX_SIG_GUNIT,  /* mca_part_ucx_gcoll_params_t, field by field */
+    MCA_PART_UCX_SIG_GBLOCKS,
+    MCA_PART_UCX_SIG_GTWOSHOT,
+    MCA_PART_UCX_SIG_GPUSH,
+    MCA_PART_UCX_SIG_GBULK,
+    MCA_PART_UCX_SIG_GFENCES,
+    MCA_PART_UCX_SIG_GBULK1,
     MCA_PART_UCX_SIG_N
 };
+
+/* The GPU engine's settings in the signature: their order there, and
+ * their MCA variables' names (part_ucx_coll_gpu_NAME). */
+static uint64_t *mca_part_ucx_coll_gfield(mca_part_ucx_gcoll_params_t *p, int i)
+{
+    uint64_t *f[] = {&p->unit_bytes,   &p->blocks,       &p->twoshot_bytes, &p->push_bytes,
+                     &p->bulk_bytes,   &p->scope_fences, &p->bulk_one_gpu};
+
+    return f[i - MCA_PART_UCX_SIG_GUNIT];
+}
+
+static const char *const mca_part_ucx_coll_gnames[] = {
+    "unit_bytes", "blocks", "twoshot_bytes", "push_bytes", "bulk_bytes", "scope_fences",
+    "bulk_one_gpu"};
 
 /* Arguments of a collective must agree across ranks (for reductions the
  * same count, datatype, op and root; elsewhere the same type signature);
@@ -161,7 +183,7 @@ enum {
  * §6.13, and follows the ordering rules of collectives, so it cannot
  * cross another collective on the communicator): the maximum of each field
  * and of its complement give every rank the maximum and the minimum of
- * every field, one allreduce of 2 x 12 words, O(log n) and a few
+ * every field, one allreduce of 2 x 20 words, O(log n) and a few
  * microseconds on a node. Every rank then fails alike: a rank with an
  * invalid argument (it joins the allreduce anyway, so that the others do
  * not wait for it) returns its own error class and the others the largest
@@ -181,7 +203,7 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
     static const char *const names[MCA_PART_UCX_SIG_N] = {
         NULL, "collective", "root", "operation", "partitions", "bytes per partition",
         "basic elements per partition", "basic types", "count", "allreduce algorithm",
-        NULL, NULL, NULL};
+        NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     static opal_atomic_int32_t told = 0;
     uint64_t v[2 * MCA_PART_UCX_SIG_N], lo, hi;
     char differ[256] = "";
@@ -225,6 +247,17 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
     sig[MCA_PART_UCX_SIG_GROUP] = ~v[MCA_PART_UCX_SIG_N + MCA_PART_UCX_SIG_GROUP];
     sig[MCA_PART_UCX_SIG_DEVICE] = v[MCA_PART_UCX_SIG_DEVICE];
     sig[MCA_PART_UCX_SIG_GPU] = ~v[MCA_PART_UCX_SIG_N + MCA_PART_UCX_SIG_GPU];
+    for (i = MCA_PART_UCX_SIG_GUNIT; i < MCA_PART_UCX_SIG_N; ++i) {
+        lo = ~v[MCA_PART_UCX_SIG_N + i];
+        if (lo != v[i] && 0 != sig[MCA_PART_UCX_SIG_GPU]) {
+            MCA_PART_UCX_VERBOSE(1, "partitioned collective: part_ucx_coll_gpu_%s differs "
+                                 "across ranks (%" PRIu64 " to %" PRIu64 "): every rank "
+                                 "takes %" PRIu64,
+                                 mca_part_ucx_coll_gnames[i - MCA_PART_UCX_SIG_GUNIT], lo, v[i],
+                                 lo);
+        }
+        sig[i] = lo;
+    }
     return MPI_SUCCESS;
 }
 
@@ -249,7 +282,7 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
                                    ompi_communicator_t *comm, ompi_info_t *info,
                                    mca_part_ucx_request_t **out, uint64_t *sig)
 {
-    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc, alg = 0;
+    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc, alg = 0, i;
     mca_part_ucx_collreq_t *creq;
     mca_part_ucx_request_t *req;
     mca_part_ucx_coll_t *c;
@@ -326,6 +359,10 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
     sig[MCA_PART_UCX_SIG_DEVICE] = c->device;
     sig[MCA_PART_UCX_SIG_GPU] = mca_part_ucx_gcoll_possible(c, mca_part_ucx_coll_gkind(kind),
                                                             MPI_IN_PLACE == sendbuf);
+    mca_part_ucx_gcoll_params_local(&c->gparams);
+    for (i = MCA_PART_UCX_SIG_GUNIT; i < MCA_PART_UCX_SIG_N; ++i) {
+        sig[i] = *mca_part_ucx_coll_gfield(&c->gparams, i);
+    }
     return MPI_SUCCESS;
 }
 
@@ -335,7 +372,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
                                   ompi_communicator_t *comm, ompi_info_t *info,
                                   ompi_request_t **request, int rc)
 {
-    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), alg = 0;
+    int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm), alg = 0, i;
     uint64_t sig[MCA_PART_UCX_SIG_N] = {0};
     bool gpu_engine = false;
     mca_part_ucx_request_t *req = NULL;
@@ -353,6 +390,9 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
     if (MPI_SUCCESS == rc) {
         c = mca_part_ucx_collreq(req)->coll;
         alg = (int) sig[MCA_PART_UCX_SIG_ALG];
+        for (i = MCA_PART_UCX_SIG_GUNIT; i < MCA_PART_UCX_SIG_N; ++i) {
+            *mca_part_ucx_coll_gfield(&c->gparams, i) = sig[i];
+        }
         c->group = sig[MCA_PART_UCX_SIG_GROUP];
         c->parts = req->parts / c->group;
         c->count = req->count * c->group;

@@ -181,6 +181,24 @@ static inline void t_dump_expect(const char *text, const char *want)
             text ? text : "(none)");
 }
 
+/* -V NAME=VALUE: MCA variable NAME set to VALUE in the odd ranks of
+ * MPI_COMM_WORLD only (before MPI_Init, through the environment, where it
+ * overrides mpirun's --mca): settings that should be the same everywhere
+ * but are not. */
+static inline void t_mca_odd_ranks(const char *assign)
+{
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    char name[256];
+    const char *eq = strchr(assign, '=');
+
+    if (NULL == rank || 0 == atoi(rank) % 2 || NULL == eq ||
+        (size_t) (eq - assign) + 9 > sizeof(name)) {
+        return;
+    }
+    snprintf(name, sizeof(name), "OMPI_MCA_%.*s", (int) (eq - assign), assign);
+    setenv(name, eq + 1, 1);
+}
+
 static inline int t_finish(const char *name)
 {
     int total = 0, rank;

@@ -10,7 +10,8 @@
  *   -T (MPI_THREAD_MULTIPLE: one thread per partition polls MPI_Parrived)
  *   -G BYTES (info key mpix_coll_transport_bytes: user partitions per
  *      transport partition)  -D (partition p + 1 made ready only after
- *      partition p arrived: needs one transport partition per user partition) */
+ *      partition p arrived: needs one transport partition per user partition)
+ *   -V NAME=VALUE (MCA variable NAME set to VALUE in the odd ranks only) */
 #include "../tutil.h"
 #include <mpix_part.h>
 #include <pthread.h>
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
     int dependent = 0;
     const char *group_bytes = NULL;
     MPI_Op op = MPI_SUM;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:A:G:iwbTED")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:A:G:V:iwbTED")) != -1) {
         switch (opt) {
         case 'c':
             coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
         case 'A': alg = optarg; break;
         case 'G': group_bytes = optarg; break;
         case 'D': dependent = 1; break;
+        case 'V': t_mca_odd_ranks(optarg); break;
         case 'E': errors = 1; break;
         default: return 2;
         }

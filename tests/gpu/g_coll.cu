@@ -18,6 +18,7 @@
  *   -E  GPU error cases (MPI_MAXLOC, non-contiguous type) first
  *   -O  both buffers one element past cudaMalloc's alignment (an int: not
  *       8-byte aligned, which a push allreduce needs)
+ *   -V NAME=VALUE  MCA variable NAME set to VALUE in the odd ranks only
  *   -G 1|0  the collective ran (1) or did not run (0) on the GPU engine
  *       (MPI_T counter part_ucx_coll_gpu_epochs: at least one epoch a rank,
  *       or none); -G 2: on the GPU engine, two-shot (every epoch counted in
@@ -303,7 +304,7 @@ int main(int argc, char **argv)
 {
     opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
     int dbl = 0, opt, engine = -1;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOA:G:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOA:G:V:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -329,6 +330,7 @@ int main(int argc, char **argv)
         case 'E': o.errors = 1; break;
         case 'O': o.offset = 1; break;
         case 'G': engine = atoi(optarg); break;
+        case 'V': t_mca_odd_ranks(optarg); break;
         default: return 2;
         }
     }
