@@ -11,6 +11,7 @@
  *          epoch, so that their predecessor's partitions are taken in before
  *          their MPI_Start (one epoch ahead, part_ucx_epoch_ahead_bytes: held until
  *          then, never written early)
+ *   -V NAME=VALUE  MCA variable NAME set to VALUE in the odd ranks only
  */
 #include "../tutil.h"
 #include <mpix_part.h>
@@ -22,7 +23,7 @@ int main(int argc, char **argv)
         poll = 0, late = 0, opt, rank, size;
     const char *mode = "random";
 
-    while ((opt = getopt(argc, argv, "p:q:c:e:bsam:l:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:q:c:e:bsam:l:V:")) != -1) {
         switch (opt) {
         case 'p': sparts = atoi(optarg); break;
         case 'q': rparts = atoi(optarg); break;
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
         case 'a': poll = 1; break;
         case 'm': mode = optarg; break;
         case 'l': late = atoi(optarg); break;
+        case 'V': t_mca_odd_ranks(optarg); break;
         default: return 2;
         }
     }
