@@ -395,7 +395,8 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
     for (uint64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
         T acc = __ldcg((const T *) (gcoll_src<Copies>(a, 0, e) + off) + i);
         for (r = 1; r < a.n; ++r) {
-            acc = gcoll_apply<T>(a.op, acc, __ldcg((const T *) (gcoll_src<Copies>(a, r, e) + off) + i));
+            const T *in = (const T *) (gcoll_src<Copies>(a, r, e) + off) + i;
+            acc = gcoll_apply<T>(a.op, acc, __ldcg(in));
         }
         for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
             ((T *) ((all ? a.dst[r] : dst) + off))[i] = acc;
@@ -510,6 +511,14 @@ __device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
     }
 }
 
+/* The flag of the writer's unit k in the owner's window (a bulk push has
+ * no consumed words: their place serves). */
+__device__ static inline volatile uint64_t *gcoll_bulk_flag(const mca_part_ucx_gcoll_args_t &a,
+                                                            int owner, int writer, uint64_t k)
+{
+    return gcoll_consumed(a, owner, writer, k);
+}
+
 /* Bulk push allreduce. A rank copies its unit k into every peer's window
  * (the copy of epoch e % 2 of this writer), then, after a release, sets
  * its flag of k there to e; it waits for every peer's flag of k in its own
@@ -521,16 +530,9 @@ __device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
  * rank's flags of e + 1, which this rank set after its kernel of e (the
  * one reading the copies) ended. In place, the own data is copied out
  * before the barrier after which its result overwrites it. */
-/* The flag of the writer's unit k in the owner's window. */
-__device__ static inline volatile uint64_t *gcoll_bulk_flag(const mca_part_ucx_gcoll_args_t &a,
-                                                            int owner, int writer, uint64_t k)
-{
-    return gcoll_consumed(a, owner, writer, k);
-}
-
 template <typename T>
 __device__ static inline void gcoll_bulk(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
-                                               uint64_t off, uint64_t len, uint64_t e)
+                                         uint64_t off, uint64_t len, uint64_t e)
 {
     int r;
 
@@ -734,20 +736,25 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
                    MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||
                    MCA_PART_UCX_GCOLL_REDUCE == a->kind;
 
+    /* the kernel of element type T (a value of it says which) */
+    auto launch = [&](auto zero) {
+        return gcoll_launch<decltype(zero)>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    };
+
     if (!reduces) {
-        return gcoll_launch<uint8_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+        return launch(uint8_t());
     }
     switch (a->dt) {
-    case MCA_PART_UCX_DT_INT8: return gcoll_launch<int8_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT16: return gcoll_launch<int16_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT32: return gcoll_launch<int32_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_INT64: return gcoll_launch<int64_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT8: return gcoll_launch<uint8_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT16: return gcoll_launch<uint16_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT32: return gcoll_launch<uint32_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_UINT64: return gcoll_launch<uint64_t>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_FLOAT: return gcoll_launch<float>(bulk, dev, epoch, epoch_word, blocks, stream, load);
-    case MCA_PART_UCX_DT_DOUBLE: return gcoll_launch<double>(bulk, dev, epoch, epoch_word, blocks, stream, load);
+    case MCA_PART_UCX_DT_INT8: return launch(int8_t());
+    case MCA_PART_UCX_DT_INT16: return launch(int16_t());
+    case MCA_PART_UCX_DT_INT32: return launch(int32_t());
+    case MCA_PART_UCX_DT_INT64: return launch(int64_t());
+    case MCA_PART_UCX_DT_UINT8: return launch(uint8_t());
+    case MCA_PART_UCX_DT_UINT16: return launch(uint16_t());
+    case MCA_PART_UCX_DT_UINT32: return launch(uint32_t());
+    case MCA_PART_UCX_DT_UINT64: return launch(uint64_t());
+    case MCA_PART_UCX_DT_FLOAT: return launch(float());
+    case MCA_PART_UCX_DT_DOUBLE: return launch(double());
     }
     return -2;
 }
