@@ -223,6 +223,25 @@ static inline void mca_part_ucx_link_remove(mca_part_ucx_link_t *item)
     item->prev = item->next = NULL;
 }
 
+/* Room for one more element of `size` bytes in *array, which holds `used`
+ * in room for *cap: the room doubles (16 at first) when full. False, the
+ * array as it was, where memory runs out. */
+static inline bool mca_part_ucx_grow(void **array, size_t used, size_t *cap, size_t size)
+{
+    size_t want = (0 == *cap) ? 16 : 2 * *cap;
+    void *p;
+
+    if (used < *cap) {
+        return true;
+    }
+    if (want > SIZE_MAX / size || NULL == (p = realloc(*array, want * size))) {
+        return false;
+    }
+    *array = p;
+    *cap = want;
+    return true;
+}
+
 /* part_ucx_context.c: the UCP context and its workers. */
 int mca_part_ucx_context_init(void);
 void mca_part_ucx_context_fini(void);

@@ -31,25 +31,19 @@
 
 #include <inttypes.h>
 
-/* Room for one more entry in a growing schedule array. */
+/* Room for one more entry in a growing schedule array (its counts are
+ * ints). */
 static int mca_part_ucx_coll_grow(void **array, int *max, int used, size_t size)
 {
-    void *p;
-    int n;
+    size_t cap = (size_t) *max;
 
     if (used < *max) {
         return OMPI_SUCCESS;
     }
-    if (*max > INT_MAX / 2) {
+    if (*max > INT_MAX / 2 || !mca_part_ucx_grow(array, (size_t) used, &cap, size)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    n = (0 == *max) ? 8 : 2 * *max;
-    p = realloc(*array, (size_t) n * size);
-    if (NULL == p) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    *array = p;
-    *max = n;
+    *max = (int) cap;
     return OMPI_SUCCESS;
 }
 

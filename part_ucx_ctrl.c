@@ -923,12 +923,8 @@ static int mca_part_ucx_comm_delete(ompi_communicator_t *comm, int keyval, void 
             mca_part_ucx_link_empty(&b->unexpected)) {
             continue;
         }
-        if (n == cap) {
-            mca_part_ucx_bucket_t **more = realloc(dead, (cap = 2 * cap + 8) * sizeof(*dead));
-            if (NULL == more) {
-                break;
-            }
-            dead = more;
+        if (!mca_part_ucx_grow((void **) &dead, n, &cap, sizeof(*dead))) {
+            break;
         }
         dead[n++] = b;
     }

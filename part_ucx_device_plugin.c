@@ -102,19 +102,11 @@ static int mca_part_ucx_pool_get(mca_part_ucx_handle_pool_t *pool, void **item,
 static void mca_part_ucx_pool_put(mca_part_ucx_handle_pool_t *pool, void *item,
                                   void (*destroy)(void *))
 {
-    size_t size = pool->size ? 2 * pool->size : 64;
-    void **grown;
-
     OPAL_THREAD_LOCK(&mca_part_ucx_device_lock);
-    if (pool->count == pool->size) {
-        grown = realloc(pool->items, sizeof(void *) * size);
-        if (NULL == grown) {
-            destroy(item);
-            OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
-            return;
-        }
-        pool->items = grown;
-        pool->size = size;
+    if (!mca_part_ucx_grow((void **) &pool->items, pool->count, &pool->size, sizeof(void *))) {
+        destroy(item);
+        OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);
+        return;
     }
     pool->items[pool->count++] = item;
     OPAL_THREAD_UNLOCK(&mca_part_ucx_device_lock);

@@ -748,23 +748,6 @@ typedef struct {
 
 static mca_part_ucx_rtr_words_t mca_part_ucx_rtr_words = {.lock = OPAL_ATOMIC_LOCK_INIT};
 
-/* Room for one more of n elements of `size` in *array (cap: its length). */
-static bool mca_part_ucx_grow(void **array, size_t n, size_t *cap, size_t size)
-{
-    size_t want = (0 == *cap) ? 16 : 2 * *cap;
-    void *p;
-
-    if (n < *cap) {
-        return true;
-    }
-    if (NULL == (p = realloc(*array, want * size))) {
-        return false;
-    }
-    *array = p;
-    *cap = want;
-    return true;
-}
-
 /* Whether cookie was in the list, from which it is then removed. */
 static bool mca_part_ucx_take_cookie(uint64_t *list, size_t *n, uint64_t cookie)
 {
