@@ -12,7 +12,9 @@
  *   -v N int32 per thread (2)      -e N epochs (1000)
  *   -k  a kernel polls MPIX_Parrived and checks each partition on the GPU
  *   -r  MPIX_Prequest_free + MPIX_Prequest_create every 100 epochs
- *   -E  error cases of MPIX_Prequest_create first, then the normal run */
+ *   -E  error cases of MPIX_Prequest_create first, then the normal run
+ *   -V NAME=VALUE  MCA variable NAME set in the odd ranks only: settings that
+ *       differ between a sender and its receiver (tests/tutil.h) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
     int mode = M_AUTO, parts = 8, threads = 256, bpp = 1, pt = 2, epochs = 1000;
     int kpoll = 0, recreate = 0, errors = 0, late = 0, expect_copy = 0, opt, rank, size;
     const char *copy = NULL;
-    while ((opt = getopt(argc, argv, "m:p:t:b:v:e:krEc:CL")) != -1) {
+    while ((opt = getopt(argc, argv, "m:p:t:b:v:e:krEc:CLV:")) != -1) {
         switch (opt) {
         case 'm':
             if (0 == strcmp(optarg, "auto")) mode = M_AUTO;
@@ -122,6 +124,7 @@ int main(int argc, char **argv)
         case 'c': copy = optarg; break;
         case 'C': expect_copy = 1; break;
         case 'L': late = 1; break;
+        case 'V': t_mca_odd_ranks(optarg); break;
         default: return 2;
         }
     }

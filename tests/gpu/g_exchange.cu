@@ -7,7 +7,8 @@
  *   -b MPIX_Pbuf_prepare  -a poll MPI_Parrived on every receive partition
  *   -H s|r  the send (s) or receive (r) buffer in host memory instead
  *   -r  MPI_Pready_range over two halves (second half first) instead of
- *       one MPI_Pready per partition in random order */
+ *       one MPI_Pready per partition in random order
+ *   -V NAME=VALUE  MCA variable NAME set in the odd ranks only (tests/tutil.h) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -36,7 +37,7 @@ int main(int argc, char **argv)
 {
     int parts = 8, count = 4096, epochs = 20, prepare = 0, poll = 0, rparts = 0;
     int host_send = 0, host_recv = 0, range = 0, opt, rank, size;
-    while ((opt = getopt(argc, argv, "p:c:e:q:baH:r")) != -1) {
+    while ((opt = getopt(argc, argv, "p:c:e:q:baH:rV:")) != -1) {
         switch (opt) {
         case 'p': parts = atoi(optarg); break;
         case 'c': count = atoi(optarg); break;
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
         case 'b': prepare = 1; break;
         case 'a': poll = 1; break;
         case 'r': range = 1; break;
+        case 'V': t_mca_odd_ranks(optarg); break;
         case 'H': host_send = ('s' == optarg[0]); host_recv = ('r' == optarg[0]); break;
         default: return 2;
         }

@@ -75,6 +75,8 @@
  *         with MPI_ERR_UNSUPPORTED_OPERATION on both sides, nothing else;
  *         with -c kernel -C: the epochs run as without -S (no host thread
  *         takes part, so none is needed)
+ *   -V NAME=VALUE  MCA variable NAME set in the odd ranks only (the receiver;
+ *         tests/tutil.h)
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
  * the exit status is non-zero on any failed check. */
 #include <cuda_runtime.h>
@@ -400,7 +402,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jam:x2RSK")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jam:x2RSKV:")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -421,6 +423,7 @@ int main(int argc, char **argv)
         case 'R': s.coll = 1; break;
         case 'S': serialized = 1; break;
         case 'K': kernels = 1; break;
+        case 'V': t_mca_odd_ranks(optarg); break;
         case 'j': joined = 1; break;
         default: return 2;
         }
