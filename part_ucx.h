@@ -123,6 +123,7 @@ typedef struct mca_part_ucx_params_t {
     int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */
     bool coll_gpu_engine;           /* collectives on GPU buffers within a node: GPU engine */
     int coll_gpu_unit_bytes;        /* the GPU engine's unit of work */
+    int coll_gpu_span_unit_bytes;   /* the same where the ranks span GPUs */
     int coll_gpu_blocks;            /* the GPU engine kernel's blocks, at most */
     int coll_gpu_twoshot_bytes;     /* allreduce on 3+ ranks: two-shot from these many bytes */
     int coll_gpu_push_bytes;        /* allreduce: pushed up to these many bytes */

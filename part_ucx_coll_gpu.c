@@ -76,6 +76,31 @@ static int mca_part_ucx_gcoll_sharing(const mca_part_ucx_gcoll_region_t *all, in
     return sharing;
 }
 
+/* Units: at least the parameter's, but few enough that the fixed cost of
+ * a unit (waits, fences) stays small beside its data: one a block for
+ * large data (up to 1 MiB each), and for small data no more than eight, up
+ * to four times the parameter each; more units add up their fixed costs
+ * faster than their parallelism pays, fewer leave a unit's move to too few
+ * blocks (bench/run-coll-blocks.sh; eight against four:
+ * bench/results/h200x1-coll/units8-ab; one GPU against several:
+ * bench/results/h100x4/units-span/); a multiple of 16 bytes, and so of
+ * every element size. */
+static size_t mca_part_ucx_gcoll_unit(size_t total, unsigned blocks, size_t param_unit)
+{
+    size_t unit = mca_part_ucx_gcoll_max(param_unit, total / blocks);
+
+    unit = mca_part_ucx_gcoll_max(unit, (total / 8 < 4 * param_unit) ? total / 8 : 4 * param_unit);
+    unit = (unit > MCA_PART_UCX_GCOLL_UNIT_MAX && param_unit <= MCA_PART_UCX_GCOLL_UNIT_MAX)
+               ? MCA_PART_UCX_GCOLL_UNIT_MAX : unit;
+    return (mca_part_ucx_gcoll_max(16, unit) + 15) & ~(size_t) 15;
+}
+
+static void mca_part_ucx_gcoll_units(mca_part_ucx_gcoll_args_t *a, size_t total, size_t unit)
+{
+    a->unit_bytes = unit;
+    a->units = (total + unit - 1) / unit;
+}
+
 /* The engine's blocks spin while they wait for the application's kernels
  * to make partitions ready. Where the engines of the ranks sharing a GPU
  * (under CUDA MPS) could hold every SM, those kernels would never run: the
@@ -134,6 +159,7 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     const mca_part_ucx_params_t *m = &mca_part_ucx_module.params;
 
     p->unit_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_unit_bytes, 16);
+    p->span_unit_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_span_unit_bytes, 16);
     p->blocks = mca_part_ucx_gcoll_least(m->coll_gpu_blocks, 1);
     p->twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_twoshot_bytes, 0);
     p->push_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_push_bytes, 0);
@@ -376,8 +402,8 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
 {
     ompi_communicator_t *comm = c->comm;
     int n = ompi_comm_size(comm), rc, ok, i;
-    size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, src_len, dst_len;
-    size_t param_unit;
+    size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, span_unit;
+    size_t src_len, dst_len;
     mca_part_ucx_gcoll_region_t mine = {0}, *all;
     void *keys[MCA_PART_UCX_GCOLL_REGIONS] = {NULL};
     mca_part_ucx_gcoll_args_t *a;
@@ -394,21 +420,12 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     c->gcoll = g;
     a = &g->args;
     total = c->user_parts * user_bytes;
-    /* units: at least the parameter's, but few enough that the fixed cost
-     * of a unit (waits, system-scope fences) stays small beside its data:
-     * one a block for large data (up to 1 MiB each), and for small data no
-     * more than eight, up to four times the parameter each; more units add
-     * up their fixed costs faster than their parallelism pays, fewer leave
-     * a unit's move to too few blocks (bench/run-coll-blocks.sh; eight
-     * against four: bench/results/h200x1-coll/units8-ab); a multiple of 16
-     * bytes, and so of every element size */
-    param_unit = (size_t) c->gparams.unit_bytes; /* settled: every rank's units alike */
+    /* Units for both placements; the window has room for the more
+     * numerous ones, and which serve is known once the ranks' GPUs are
+     * (settled: every rank's units alike). */
     g->blocks = (unsigned) c->gparams.blocks;
-    unit = mca_part_ucx_gcoll_max(param_unit, total / (size_t) g->blocks);
-    unit = mca_part_ucx_gcoll_max(unit, (total / 8 < 4 * param_unit) ? total / 8 : 4 * param_unit);
-    unit = (unit > MCA_PART_UCX_GCOLL_UNIT_MAX && param_unit <= MCA_PART_UCX_GCOLL_UNIT_MAX)
-               ? MCA_PART_UCX_GCOLL_UNIT_MAX : unit;
-    unit = (mca_part_ucx_gcoll_max(16, unit) + 15) & ~(size_t) 15;
+    unit = mca_part_ucx_gcoll_unit(total, g->blocks, (size_t) c->gparams.unit_bytes);
+    span_unit = mca_part_ucx_gcoll_unit(total, g->blocks, (size_t) c->gparams.span_unit_bytes);
     a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total);
     a->op = c->gpu_op;
     a->dt = c->gpu_type;
@@ -417,10 +434,8 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     a->root = root;
     a->user_parts = c->user_parts;
     a->user_bytes = user_bytes;
-    a->unit_bytes = unit;
-    a->units = (total + unit - 1) / unit;
+    mca_part_ucx_gcoll_units(a, total, (span_unit < unit) ? span_unit : unit);
     a->block_bytes = block_bytes;
-    g->blocks = (a->units < g->blocks) ? (unsigned) a->units : g->blocks;
     src_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind) ? (size_t) n * block_bytes : total;
     dst_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind || MCA_PART_UCX_GCOLL_ALLGATHER == kind)
                   ? (size_t) n * block_bytes : total;
@@ -446,6 +461,11 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
              * knew) */
             a->kind = MCA_PART_UCX_GCOLL_ALLREDUCE;
         }
+        /* ranks on more than one GPU: the smaller units that move data
+         * over the links in parallel (part_ucx_coll_gpu_span_unit_bytes) */
+        unit = (sharing == n) ? unit : span_unit;
+        mca_part_ucx_gcoll_units(a, total, unit);
+        g->blocks = (a->units < g->blocks) ? (unsigned) a->units : g->blocks;
         mca_part_ucx_gcoll_share(c, g, sharing);
         /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
          * ranks' words suffice */

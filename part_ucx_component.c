@@ -227,6 +227,12 @@ static int mca_part_ucx_component_register(void)
         "large data)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_unit_bytes);
+    mca_part_ucx_var("coll_gpu_span_unit_bytes",
+        "GPU engine: part_ucx_coll_gpu_unit_bytes where the ranks are on more than one GPU: "
+        "there smaller units, more of them, move the data over the links in parallel, where "
+        "on one GPU their fixed costs weigh more",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_span_unit_bytes);
     mca_part_ucx_var("coll_gpu_blocks",
         "GPU engine: blocks of its kernel, at most (they spin while they wait, beside the "
         "application's kernels; the engines of the ranks sharing a GPU take at most half "

@@ -60,6 +60,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .epoch_ahead_bytes = 32768,
         .coll_gpu_engine = true,
         .coll_gpu_unit_bytes = 16384,
+        .coll_gpu_span_unit_bytes = 4096,
         .coll_gpu_blocks = 32,
         .coll_gpu_twoshot_bytes = 1 << 20,
         .coll_gpu_push_bytes = 8 << 10,
