@@ -70,6 +70,7 @@ typedef struct mca_part_ucx_gcoll_params_t {
     uint64_t blocks;        /* part_ucx_coll_gpu_blocks, at least 1 (units follow it) */
     uint64_t twoshot_bytes; /* part_ucx_coll_gpu_twoshot_bytes */
     uint64_t push_bytes;    /* part_ucx_coll_gpu_push_bytes */
+    uint64_t span_push_bytes; /* part_ucx_coll_gpu_span_push_bytes */
     uint64_t bulk_bytes;    /* part_ucx_coll_gpu_bulk_bytes */
     uint64_t scope_fences;  /* part_ucx_coll_gpu_scope_fences */
     uint64_t bulk_one_gpu;  /* part_ucx_coll_gpu_bulk_one_gpu */

@@ -163,15 +163,16 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->blocks = mca_part_ucx_gcoll_least(m->coll_gpu_blocks, 1);
     p->twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_twoshot_bytes, 0);
     p->push_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_push_bytes, 0);
+    p->span_push_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_span_push_bytes, 0);
     p->bulk_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_bulk_bytes, 0);
     p->scope_fences = m->coll_gpu_scope_fences;
     p->bulk_one_gpu = m->coll_gpu_bulk_one_gpu;
 }
 
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
-                            uint64_t bytes)
+                            uint64_t bytes, uint64_t push)
 {
-    uint64_t two = p->twoshot_bytes, push = p->push_bytes, bulk = p->bulk_bytes;
+    uint64_t two = p->twoshot_bytes, bulk = p->bulk_bytes;
 
     if (MCA_PART_UCX_GCOLL_ALLREDUCE != kind || n < 2) {
         return kind;
@@ -186,8 +187,9 @@ int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int 
      * writer a system-scope release (microseconds), three an epoch; pushed
      * data carries its own flag and needs none, for twice the bytes on
      * the wire and a spinning load per 8 bytes, which only small data
-     * does not feel (from some tens of KiB the pull is faster:
-     * bench/results/h100x4/NOTES.md). Whole 8-byte lines only. */
+     * does not feel: on one GPU up to 8 KiB, across GPUs, in their
+     * smaller units, up to 64 KiB (bench/results/h100x4/NOTES.md).
+     * Whole 8-byte lines only. */
     if (push > 0 && bytes <= push && 0 == bytes % 8) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH;
     }
@@ -214,9 +216,26 @@ static int mca_part_ucx_gcoll_map(void *addr, size_t len, ucp_mem_h *memh, void 
     return OMPI_SUCCESS;
 }
 
-/* This rank's regions: the window (zeroed), its contribution and result. */
+/* The window's room past its words for kind `kind`: two epochs' lines of
+ * every writer, 16 bytes for each 8 (push), or two epochs' copies of
+ * every writer (bulk push: gcoll_copy_of). */
+static size_t mca_part_ucx_gcoll_room(int kind, int n, size_t src_len)
+{
+    switch (kind) {
+    case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
+        return 2 * (size_t) n * 2 * src_len;
+    case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK:
+        return 2 * (size_t) n * ((src_len + 15) & ~(size_t) 15);
+    default:
+        return 0;
+    }
+}
+
+/* This rank's regions: the window (zeroed), its contribution and result,
+ * with room for the kinds of both placements (kinds: on one GPU, across
+ * GPUs), which the ranks know only after they exchanged them. */
 static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g,
-                                    size_t src_len, size_t dst_len,
+                                    const int kinds[2], size_t src_len, size_t dst_len,
                                     mca_part_ucx_gcoll_region_t *mine,
                                     void *keys[MCA_PART_UCX_GCOLL_REGIONS])
 {
@@ -228,15 +247,9 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
 
     g->words_bytes = sizeof(uint64_t) * (2 * a->user_parts + 2 * (size_t) a->n * a->units + 1);
     a->push_off = (g->words_bytes + 15) & ~(uint64_t) 15;
-    g->win_bytes = a->push_off;
-    if (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind) {
-        /* two epochs' lines of every writer, 16 bytes for each 8 */
-        g->win_bytes += 2 * (size_t) a->n * 2 * src_len;
-    }
-    if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind) {
-        /* two epochs' copies of every writer (gcoll_copy_of) */
-        g->win_bytes += 2 * (size_t) a->n * ((src_len + 15) & ~(size_t) 15);
-    }
+    g->win_bytes = a->push_off +
+                   mca_part_ucx_gcoll_max(mca_part_ucx_gcoll_room(kinds[0], a->n, src_len),
+                                          mca_part_ucx_gcoll_room(kinds[1], a->n, src_len));
     if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(g->win_bytes, &g->win, &g->win_dev)) {
         g->win = NULL;
         return OMPI_ERROR;
@@ -401,7 +414,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
                              bool *used)
 {
     ompi_communicator_t *comm = c->comm;
-    int n = ompi_comm_size(comm), rc, ok, i;
+    int n = ompi_comm_size(comm), rc, ok, i, kinds[2];
     size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, span_unit;
     size_t src_len, dst_len;
     mca_part_ucx_gcoll_region_t mine = {0}, *all;
@@ -426,7 +439,10 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     g->blocks = (unsigned) c->gparams.blocks;
     unit = mca_part_ucx_gcoll_unit(total, g->blocks, (size_t) c->gparams.unit_bytes);
     span_unit = mca_part_ucx_gcoll_unit(total, g->blocks, (size_t) c->gparams.span_unit_bytes);
-    a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total);
+    /* the kinds on one GPU and across GPUs (their push thresholds differ) */
+    kinds[0] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, c->gparams.push_bytes);
+    kinds[1] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, c->gparams.span_push_bytes);
+    a->kind = kinds[0];
     a->op = c->gpu_op;
     a->dt = c->gpu_type;
     a->me = ompi_comm_rank(comm);
@@ -439,18 +455,20 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     src_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind) ? (size_t) n * block_bytes : total;
     dst_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind || MCA_PART_UCX_GCOLL_ALLGATHER == kind)
                   ? (size_t) n * block_bytes : total;
-    ok = (OMPI_SUCCESS == mca_part_ucx_gcoll_local(c, g, src_len, dst_len, &mine, keys));
+    ok = (OMPI_SUCCESS == mca_part_ucx_gcoll_local(c, g, kinds, src_len, dst_len, &mine, keys));
     mine.ok = (uint32_t) ok;
     mine.gpu = mca_part_ucx_gpu_id();
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
     if (OMPI_SUCCESS == rc) {
         int sharing = mca_part_ucx_gcoll_sharing(all, n, mine.gpu);
+        a->kind = kinds[(sharing == n) ? 0 : 1];
         /* pushed lines are 8-byte loads and stores of every rank's data
-         * (every rank sees every address: the same choice everywhere) */
+         * (every rank sees every address: the same choice everywhere);
+         * else the kind without a push */
         for (i = 0; i < n && MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind; ++i) {
             if (0 != ((all[i].addr[MCA_PART_UCX_GCOLL_SRC] | all[i].addr[MCA_PART_UCX_GCOLL_DST]) &
                       7)) {
-                a->kind = MCA_PART_UCX_GCOLL_ALLREDUCE;
+                a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, 0);
             }
         }
         if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && sharing == n &&

@@ -156,6 +156,7 @@ enum {
     MCA_PART_UCX_SIG_GFENCES,
     MCA_PART_UCX_SIG_GBULK1,
     MCA_PART_UCX_SIG_GSPAN,
+    MCA_PART_UCX_SIG_GSPANPUSH,
     MCA_PART_UCX_SIG_N
 };
 
@@ -164,14 +165,15 @@ enum {
 static uint64_t *mca_part_ucx_coll_gfield(mca_part_ucx_gcoll_params_t *p, int i)
 {
     uint64_t *f[] = {&p->unit_bytes,   &p->blocks,       &p->twoshot_bytes, &p->push_bytes,
-                     &p->bulk_bytes,   &p->scope_fences, &p->bulk_one_gpu, &p->span_unit_bytes};
+                     &p->bulk_bytes,   &p->scope_fences, &p->bulk_one_gpu, &p->span_unit_bytes,
+                     &p->span_push_bytes};
 
     return f[i - MCA_PART_UCX_SIG_GUNIT];
 }
 
 static const char *const mca_part_ucx_coll_gnames[] = {
     "unit_bytes", "blocks", "twoshot_bytes", "push_bytes", "bulk_bytes", "scope_fences",
-    "bulk_one_gpu", "span_unit_bytes"};
+    "bulk_one_gpu", "span_unit_bytes", "span_push_bytes"};
 
 /* Arguments of a collective must agree across ranks (for reductions the
  * same count, datatype, op and root; elsewhere the same type signature);

@@ -252,6 +252,12 @@ static int mca_part_ucx_component_register(void)
         "release or for its data to be read; larger ones are pulled (0: never pushed)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_push_bytes);
+    mca_part_ucx_var("coll_gpu_span_push_bytes",
+        "GPU engine: part_ucx_coll_gpu_push_bytes where the ranks are on more than one GPU: "
+        "there a pushed line's one trip over the link beats a release and a flag, and the "
+        "smaller units there (part_ucx_coll_gpu_span_unit_bytes) push in parallel",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_span_push_bytes);
     mca_part_ucx_var("coll_gpu_bulk_bytes",
         "GPU engine: an allreduce of at most this many bytes (below "
         "part_ucx_coll_gpu_twoshot_bytes) that is not pushed by lines is pushed whole: each "

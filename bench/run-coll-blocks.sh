@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The GPU engine's kernel size swept (MCA part_ucx_coll_gpu_blocks and
 # part_ucx_coll_gpu_unit_bytes) and where it pushes (part_ucx_coll_gpu_push_bytes,
-# part_ucx_coll_gpu_bulk_bytes), kernel + allreduce on GPU buffers
+# part_ucx_coll_gpu_bulk_bytes; the units and push thresholds of both
+# placements alike, _span_unit_bytes and _span_push_bytes too), kernel + allreduce on GPU buffers
 # (bench/b_coll_gpu.cu, its partitioned rows only), to choose the defaults:
 #   bench/run-coll-blocks.sh [OUTDIR]  (default bench/results/coll-blocks-$(hostname -s))
 #   BENCH_BLOCKS="32 64 128"     blocks of the engine's kernel (at most)
-#   BENCH_UNITS="16384"          unit bytes (at least)
-#   BENCH_PUSH="8192"            allreduces pushed up to these many bytes (0:
+#   BENCH_UNITS="16384"          unit bytes (at least; across GPUs the default is 4096)
+#   BENCH_PUSH="8192"            allreduces pushed up to these many bytes (across
+#                                GPUs the default is 65536; 0:
 #                                pulled; "0 262144" with BENCH_GRIDS=1,2,4,8,16,64
 #                                finds where push stops paying)
 #   BENCH_BULK="524288"          allreduces bulk pushed up to these many bytes
@@ -37,7 +39,9 @@ for np in ${BENCH_NPS:-2 4}; do
                     BENCH_LABEL="-b$b-u$u-p$p-k$k" timeout "${BENCH_TIMEOUT:-120}" \
                         mpirun -np "$np" --oversubscribe --bind-to none --mca part ucx \
                         --mca part_ucx_coll_gpu_blocks "$b" --mca part_ucx_coll_gpu_unit_bytes "$u" \
-                        --mca part_ucx_coll_gpu_push_bytes "$p" --mca part_ucx_coll_gpu_bulk_bytes "$k" \
+                        --mca part_ucx_coll_gpu_span_unit_bytes "$u" \
+                        --mca part_ucx_coll_gpu_push_bytes "$p" --mca part_ucx_coll_gpu_span_push_bytes "$p" \
+                        --mca part_ucx_coll_gpu_bulk_bytes "$k" \
                         "$build/b_coll_gpu" allreduce "${BENCH_GRIDS:-1,64,1024,4096}" |
                         tr -d '\000' | grep -a '^gallreduce,' | tee -a "$csv" ||
                         echo "bench: np $np blocks $b unit $u push $p bulk $k failed" |
