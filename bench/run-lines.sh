@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The GPU engine's exchange protocols across GPUs on their own
+# (bench/b_lines.cu: LL lines, LL128 lines, bulk stores with a release and a
+# flag), one process on GPUs 0 and 1 (or both sides on GPU 0):
+#   bench/run-lines.sh [OUTDIR]   (default bench/results/lines-$(hostname -s))
+#   BENCH_LINES_BYTES=4096,...    bytes an exchange (default 4 KiB-1 MiB)
+#   BENCH_LINES_BLOCKS=1,...      blocks a side (default 1, 4, 16, 32, 64)
+# Writes OUTDIR/results.csv, OUTDIR/tables.txt (us an epoch, one column a
+# block count: bench/label_table.py), machine.txt, and errors.txt where a
+# protocol delivered wrong data (an LL128 line the link tore).
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tools/env.sh"
+out=${1:-$here/bench/results/lines-$(hostname -s)}
+mkdir -p "$out"
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -o "$build/b_lines" \
+    "$here/bench/b_lines.cu" || exit 1
+{ nvidia-smi -L; nvidia-smi topo -m; } > "$out/machine.txt" 2>&1
+echo "bench,component,param1,param2,value,unit" > "$out/results.csv"
+timeout "${BENCH_TIMEOUT:-300}" "$build/b_lines" \
+    "${BENCH_LINES_BYTES:-4096,16384,65536,262144,1048576}" "${BENCH_LINES_BLOCKS:-1,4,16,32,64}" \
+    2> "$out/errors.txt" | tee "$out/raw.txt" | grep -a '^lines,' >> "$out/results.csv"
+rc=${PIPESTATUS[0]}
+{ echo "exchange of BYTES (the grid column) between two GPUs, us an epoch, one column a block count"
+  python3 "$here/bench/label_table.py" "$out/results.csv"; } > "$out/tables.txt"
+cat "$out/tables.txt" "$out/errors.txt"
+exit "$rc"
