@@ -170,18 +170,13 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
 }
 
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
-                            uint64_t bytes, uint64_t push)
+                            uint64_t bytes, bool span, bool push_ok)
 {
     uint64_t two = p->twoshot_bytes, bulk = p->bulk_bytes;
+    uint64_t push = !push_ok ? 0 : span ? p->span_push_bytes : p->push_bytes;
 
     if (MCA_PART_UCX_GCOLL_ALLREDUCE != kind || n < 2) {
         return kind;
-    }
-    /* Two-shot: each rank moves 2 (n - 1) / n of the data, and the ranks
-     * together read and write less than one-shot's n reads of everything:
-     * on two ranks too, where each reads half instead of all of it. */
-    if (two > 0 && bytes >= two) {
-        return MCA_PART_UCX_GCOLL_ALLREDUCE2;
     }
     /* Push: across GPUs every word a rank waits for in a pull costs its
      * writer a system-scope release (microseconds), three an epoch; pushed
@@ -189,16 +184,27 @@ int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int 
      * the wire and a spinning load per 8 bytes, which only small data
      * does not feel: on one GPU up to 8 KiB, across GPUs, in their
      * smaller units, up to 64 KiB (bench/results/h100x4/NOTES.md).
-     * Whole 8-byte lines only. */
-    if (push > 0 && bytes <= push && 0 == bytes % 8) {
+     * Whole 8-byte lines only, and below two-shot's threshold. */
+    if (push > 0 && bytes <= push && 0 == bytes % 8 && !(two > 0 && bytes >= two)) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH;
     }
     /* Bulk push: the same one-way trip for larger data, a release and a
-     * flag a unit instead of a flag every 8 bytes, and no more bytes on
-     * the wire than a pull; the copies take 2 (n - 1) times the data in
-     * each window (two epochs' of every peer). */
-    if (bulk > 0 && bytes <= bulk) {
+     * flag a unit instead of a flag every 8 bytes. Each rank stores
+     * (n - 1) times the data into its peers' windows (which hold 2 (n - 1)
+     * times it: two epochs' copies of every peer); while that stays
+     * within part_ucx_coll_gpu_bulk_bytes it beats two-shot too, whose
+     * slices cost a release and a wait each (four H100: two ranks to 2
+     * MiB, four at 512 KiB but not at 1 MiB). Only across GPUs, unless
+     * part_ucx_coll_gpu_bulk_one_gpu: on one GPU a pull reads the peers'
+     * buffers as fast as its own memory, and the copies only cost. */
+    if (bulk > 0 && (span || p->bulk_one_gpu) && bytes * (uint64_t) (n - 1) <= bulk) {
         return MCA_PART_UCX_GCOLL_ALLREDUCE_BULK;
+    }
+    /* Two-shot: each rank moves 2 (n - 1) / n of the data, and the ranks
+     * together read and write less than one-shot's n reads of everything:
+     * on two ranks too, where each reads half instead of all of it. */
+    if (two > 0 && bytes >= two) {
+        return MCA_PART_UCX_GCOLL_ALLREDUCE2;
     }
     return kind;
 }
@@ -439,9 +445,9 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     g->blocks = (unsigned) c->gparams.blocks;
     unit = mca_part_ucx_gcoll_unit(total, g->blocks, (size_t) c->gparams.unit_bytes);
     span_unit = mca_part_ucx_gcoll_unit(total, g->blocks, (size_t) c->gparams.span_unit_bytes);
-    /* the kinds on one GPU and across GPUs (their push thresholds differ) */
-    kinds[0] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, c->gparams.push_bytes);
-    kinds[1] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, c->gparams.span_push_bytes);
+    /* the kinds on one GPU and across GPUs */
+    kinds[0] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, false, true);
+    kinds[1] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, true, true);
     a->kind = kinds[0];
     a->op = c->gpu_op;
     a->dt = c->gpu_type;
@@ -461,33 +467,28 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
     if (OMPI_SUCCESS == rc) {
         int sharing = mca_part_ucx_gcoll_sharing(all, n, mine.gpu);
-        a->kind = kinds[(sharing == n) ? 0 : 1];
+        bool span = sharing != n;
+        /* the window has room for either placement's kind: it was mapped
+         * before the ranks knew theirs */
+        a->kind = kinds[span ? 1 : 0];
         /* pushed lines are 8-byte loads and stores of every rank's data
          * (every rank sees every address: the same choice everywhere);
          * else the kind without a push */
         for (i = 0; i < n && MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind; ++i) {
             if (0 != ((all[i].addr[MCA_PART_UCX_GCOLL_SRC] | all[i].addr[MCA_PART_UCX_GCOLL_DST]) &
                       7)) {
-                a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, 0);
+                a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, span, false);
             }
-        }
-        if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && sharing == n &&
-            !c->gparams.bulk_one_gpu) {
-            /* every rank on this GPU: a pull reads the peers' buffers as
-             * fast as its own memory, and the copies only cost (the
-             * window keeps their room: it was mapped before the ranks
-             * knew) */
-            a->kind = MCA_PART_UCX_GCOLL_ALLREDUCE;
         }
         /* ranks on more than one GPU: the smaller units that move data
          * over the links in parallel (part_ucx_coll_gpu_span_unit_bytes) */
-        unit = (sharing == n) ? unit : span_unit;
+        unit = span ? span_unit : unit;
         mca_part_ucx_gcoll_units(a, total, unit);
         g->blocks = (a->units < g->blocks) ? (unsigned) a->units : g->blocks;
         mca_part_ucx_gcoll_share(c, g, sharing);
         /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
          * ranks' words suffice */
-        a->gpu_scope = 0 != c->gparams.scope_fences && sharing == n;
+        a->gpu_scope = 0 != c->gparams.scope_fences && !span;
         a->narrow_fences = 0 != c->gparams.scope_fences;
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {

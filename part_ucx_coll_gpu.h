@@ -47,11 +47,11 @@ bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in
  * as their least), which the ranks then settle (part_ucx_coll.h). */
 void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p);
 /* The engine's kind for collective kind `kind` with `bytes` in the partition
- * space: an allreduce chooses one-shot, two-shot, push (up to `push` bytes:
- * the one-GPU or the span threshold of p, or 0) or bulk push here (the same
- * on every rank: the arguments and settings agreed). */
+ * space, for ranks on one GPU or spanning GPUs (span): an allreduce chooses
+ * one-shot, two-shot, push (only where push_ok) or bulk push here (the same
+ * on every rank: the arguments, settings and placement agreed). */
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
-                            uint64_t bytes, uint64_t push);
+                            uint64_t bytes, bool span, bool push_ok);
 /* Collective over c->comm: map the ranks' buffers and windows, and make the
  * kernel's arguments. *used: every rank could (no rank runs it otherwise,
  * and c is left for the schedule engine); the return code is an error

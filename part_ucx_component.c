@@ -259,12 +259,13 @@ static int mca_part_ucx_component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_span_push_bytes);
     mca_part_ucx_var("coll_gpu_bulk_bytes",
-        "GPU engine: an allreduce of at most this many bytes (below "
-        "part_ucx_coll_gpu_twoshot_bytes) that is not pushed by lines is pushed whole: each "
-        "rank stores its contribution into every peer's window, with one flag a unit after "
-        "it, and reduces the copies in its own memory, so that no rank reads another's "
-        "memory or waits for its data to be read; larger ones are pulled (0: never). Only "
-        "where the ranks are on more than one GPU, unless part_ucx_coll_gpu_bulk_one_gpu",
+        "GPU engine: an allreduce that is not pushed by lines is pushed whole where each "
+        "rank's copies, (ranks - 1) times the data, take at most this many bytes: each rank "
+        "stores its contribution into every peer's window, with one flag a unit after it, "
+        "and reduces the copies in its own memory, so that no rank reads another's memory "
+        "or waits for its data to be read; larger ones are two-shot or pulled (0: never). "
+        "Only where the ranks are on more than one GPU, unless "
+        "part_ucx_coll_gpu_bulk_one_gpu",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_bulk_bytes);
     mca_part_ucx_var("coll_gpu_bulk_one_gpu",

@@ -11,7 +11,8 @@
 #                                GPUs the default is 65536; 0:
 #                                pulled; "0 262144" with BENCH_GRIDS=1,2,4,8,16,64
 #                                finds where push stops paying)
-#   BENCH_BULK="524288"          allreduces bulk pushed up to these many bytes
+#   BENCH_BULK="2097152"         allreduces bulk pushed while each rank's copies,
+#                                (ranks - 1) times the data, stay within these bytes
 #                                where the ranks span GPUs (0: pulled)
 #   BENCH_GRIDS=1,64,1024,4096   grids of 1024 floats a block
 #   BENCH_NPS="2 4"              ranks (sharing a GPU under CUDA MPS where
@@ -35,7 +36,7 @@ for np in ${BENCH_NPS:-2 4}; do
     for b in ${BENCH_BLOCKS:-32 64 128}; do
         for u in ${BENCH_UNITS:-16384}; do
             for p in ${BENCH_PUSH:-8192}; do
-                for k in ${BENCH_BULK:-524288}; do
+                for k in ${BENCH_BULK:-2097152}; do
                     BENCH_LABEL="-b$b-u$u-p$p-k$k" timeout "${BENCH_TIMEOUT:-120}" \
                         mpirun -np "$np" --oversubscribe --bind-to none --mca part ucx \
                         --mca part_ucx_coll_gpu_blocks "$b" --mca part_ucx_coll_gpu_unit_bytes "$u" \
