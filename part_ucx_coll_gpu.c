@@ -193,8 +193,8 @@ int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int 
      * (n - 1) times the data into its peers' windows (which hold 2 (n - 1)
      * times it: two epochs' copies of every peer); while that stays
      * within part_ucx_coll_gpu_bulk_bytes it beats two-shot too, whose
-     * slices cost a release and a wait each (four H100: two ranks to 2
-     * MiB, four at 512 KiB but not at 1 MiB). Only across GPUs, unless
+     * slices cost a release and a wait each; beyond, the copies' bytes
+     * weigh more (bench/results/h100x4/push-span/). Only across GPUs, unless
      * part_ucx_coll_gpu_bulk_one_gpu: on one GPU a pull reads the peers'
      * buffers as fast as its own memory, and the copies only cost. */
     if (bulk > 0 && (span || p->bulk_one_gpu) && bytes * (uint64_t) (n - 1) <= bulk) {
