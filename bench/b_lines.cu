@@ -26,21 +26,12 @@
  * data arrived wrong also says so on stderr, and the exit status is 1.
  * Compiled in CI (build:bench-compile); a design probe, not part of a
  * comparison with NCCL. */
-#include <cuda_runtime.h>
+#include "cuda_check.h" /* CUDA(): a failed call ends the program */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <chrono>
-
-#define CK(call)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (cudaSuccess != e_) {                                                          \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));   \
-            exit(3);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 enum { THREADS = 512, EPOCHS = 2000, WARM = 100 };
 enum proto { LL, LL128, BULK };
@@ -208,15 +199,15 @@ static double both(int p, side x[2], int dev[2], cudaStream_t st[2], int blocks,
 {
     auto t0 = std::chrono::steady_clock::now();
     for (int s = 0; s < 2; ++s) {
-        CK(cudaSetDevice(dev[s]));
+        CUDA(cudaSetDevice(dev[s]));
         if (LL == p) exchange<LL><<<blocks, THREADS, 0, st[s]>>>(x[s], first, epochs);
         else if (LL128 == p) exchange<LL128><<<blocks, THREADS, 0, st[s]>>>(x[s], first, epochs);
         else exchange<BULK><<<blocks, THREADS, 0, st[s]>>>(x[s], first, epochs);
-        CK(cudaGetLastError());
+        CUDA(cudaGetLastError());
     }
     for (int s = 0; s < 2; ++s) {
-        CK(cudaSetDevice(dev[s]));
-        CK(cudaStreamSynchronize(st[s]));
+        CUDA(cudaSetDevice(dev[s]));
+        CUDA(cudaStreamSynchronize(st[s]));
     }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -244,7 +235,7 @@ int main(int argc, char **argv)
 
     if (argc > 1) nsizes = parse(argv[1], sizes, 32);
     if (argc > 2) nblocks = parse(argv[2], blocks_v, 32);
-    CK(cudaGetDeviceCount(&ndev));
+    CUDA(cudaGetDeviceCount(&ndev));
     dev[0] = 0;
     dev[1] = (ndev > 1) ? 1 : 0;
     for (si = 0; si < nsizes; ++si) {
@@ -255,21 +246,21 @@ int main(int argc, char **argv)
         }
     }
     for (s = 0; s < 2; ++s) {
-        CK(cudaSetDevice(dev[s]));
+        CUDA(cudaSetDevice(dev[s]));
         if (dev[0] != dev[1]) {
             int can = 0;
-            CK(cudaDeviceCanAccessPeer(&can, dev[s], dev[1 - s]));
+            CUDA(cudaDeviceCanAccessPeer(&can, dev[s], dev[1 - s]));
             if (!can) {
                 fprintf(stderr, "b_lines: GPU %d cannot map GPU %d\n", dev[s], dev[1 - s]);
                 return 2;
             }
-            CK(cudaDeviceEnablePeerAccess(dev[1 - s], 0));
+            CUDA(cudaDeviceEnablePeerAccess(dev[1 - s], 0));
         }
-        CK(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
-        CK(cudaMalloc(&buf[s], 2 * maxspan));
-        CK(cudaMemset(buf[s], 0, 2 * maxspan));
-        CK(cudaMalloc(&err[s], sizeof(**err)));
-        CK(cudaMemset(err[s], 0, sizeof(**err)));
+        CUDA(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
+        CUDA(cudaMalloc(&buf[s], 2 * maxspan));
+        CUDA(cudaMemset(buf[s], 0, 2 * maxspan));
+        CUDA(cudaMalloc(&err[s], sizeof(**err)));
+        CUDA(cudaMemset(err[s], 0, sizeof(**err)));
     }
     printf("# b_lines: sides on GPU %d and GPU %d, %d threads a block, %d epochs a row\n", dev[0],
            dev[1], THREADS, EPOCHS);
@@ -294,9 +285,9 @@ int main(int argc, char **argv)
                 double sec = both(p, x, dev, st, blocks, epoch, EPOCHS);
                 epoch += EPOCHS;
                 for (s = 0; s < 2; ++s) {
-                    CK(cudaSetDevice(dev[s]));
-                    CK(cudaMemcpy(&bad[s], err[s], sizeof(bad[s]), cudaMemcpyDeviceToHost));
-                    CK(cudaMemset(err[s], 0, sizeof(**err)));
+                    CUDA(cudaSetDevice(dev[s]));
+                    CUDA(cudaMemcpy(&bad[s], err[s], sizeof(bad[s]), cudaMemcpyDeviceToHost));
+                    CUDA(cudaMemset(err[s], 0, sizeof(**err)));
                 }
                 printf("lines,%s-b%d,%llu,2,%.3f,us\n", names[p], blocks,
                        (unsigned long long) sizes[si], sec * 1e6 / EPOCHS);

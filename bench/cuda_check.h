@@ -1,5 +1,5 @@
 /* CUDA error checks for the benchmarks that run without MPI (b_limits,
- * b_tail): a failed call ends the program with its message. */
+ * b_tail, b_lines): a failed call ends the program with its message. */
 #ifndef BENCH_CUDA_CHECK_H
 #define BENCH_CUDA_CHECK_H
 
