@@ -65,15 +65,15 @@ typedef struct mca_part_ucx_step_t {
  * collective's arguments: each takes the smallest of every rank's values
  * (0 turns a choice off). Negative values count as their least. */
 typedef struct mca_part_ucx_gcoll_params_t {
-    uint64_t unit_bytes;    /* part_ucx_coll_gpu_unit_bytes, at least 16 */
+    uint64_t unit_bytes;      /* part_ucx_coll_gpu_unit_bytes, at least 16 */
     uint64_t span_unit_bytes; /* part_ucx_coll_gpu_span_unit_bytes, at least 16 */
-    uint64_t blocks;        /* part_ucx_coll_gpu_blocks, at least 1 (units follow it) */
-    uint64_t twoshot_bytes; /* part_ucx_coll_gpu_twoshot_bytes */
-    uint64_t push_bytes;    /* part_ucx_coll_gpu_push_bytes */
+    uint64_t blocks;          /* part_ucx_coll_gpu_blocks, at least 1 (units follow it) */
+    uint64_t twoshot_bytes;   /* part_ucx_coll_gpu_twoshot_bytes */
+    uint64_t push_bytes;      /* part_ucx_coll_gpu_push_bytes */
     uint64_t span_push_bytes; /* part_ucx_coll_gpu_span_push_bytes */
-    uint64_t bulk_bytes;    /* part_ucx_coll_gpu_bulk_bytes */
-    uint64_t scope_fences;  /* part_ucx_coll_gpu_scope_fences */
-    uint64_t bulk_one_gpu;  /* part_ucx_coll_gpu_bulk_one_gpu */
+    uint64_t bulk_bytes;      /* part_ucx_coll_gpu_bulk_bytes */
+    uint64_t scope_fences;    /* part_ucx_coll_gpu_scope_fences */
+    uint64_t bulk_one_gpu;    /* part_ucx_coll_gpu_bulk_one_gpu */
 } mca_part_ucx_gcoll_params_t;
 
 typedef struct mca_part_ucx_coll_t {

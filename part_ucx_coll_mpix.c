@@ -160,20 +160,30 @@ enum {
     MCA_PART_UCX_SIG_N
 };
 
-/* The GPU engine's settings in the signature: their order there, and
- * their MCA variables' names (part_ucx_coll_gpu_NAME). */
+/* The GPU engine's settings in the signature, in their order there from
+ * MCA_PART_UCX_SIG_GUNIT on: each one's field of mca_part_ucx_gcoll_params_t
+ * and its MCA variable's name (part_ucx_coll_gpu_NAME). */
+#define MCA_PART_UCX_GSETTING(name) {#name, offsetof(mca_part_ucx_gcoll_params_t, name)}
+static const struct {
+    const char *name;
+    size_t offset;
+} mca_part_ucx_coll_gsettings[] = {
+    MCA_PART_UCX_GSETTING(unit_bytes),      MCA_PART_UCX_GSETTING(blocks),
+    MCA_PART_UCX_GSETTING(twoshot_bytes),   MCA_PART_UCX_GSETTING(push_bytes),
+    MCA_PART_UCX_GSETTING(bulk_bytes),      MCA_PART_UCX_GSETTING(scope_fences),
+    MCA_PART_UCX_GSETTING(bulk_one_gpu),    MCA_PART_UCX_GSETTING(span_unit_bytes),
+    MCA_PART_UCX_GSETTING(span_push_bytes)};
+#undef MCA_PART_UCX_GSETTING
+_Static_assert(sizeof(mca_part_ucx_coll_gsettings) / sizeof(mca_part_ucx_coll_gsettings[0]) ==
+                   MCA_PART_UCX_SIG_N - MCA_PART_UCX_SIG_GUNIT,
+               "one entry for each GPU engine setting of the signature");
+
 static uint64_t *mca_part_ucx_coll_gfield(mca_part_ucx_gcoll_params_t *p, int i)
 {
-    uint64_t *f[] = {&p->unit_bytes,   &p->blocks,       &p->twoshot_bytes, &p->push_bytes,
-                     &p->bulk_bytes,   &p->scope_fences, &p->bulk_one_gpu, &p->span_unit_bytes,
-                     &p->span_push_bytes};
+    size_t offset = mca_part_ucx_coll_gsettings[i - MCA_PART_UCX_SIG_GUNIT].offset;
 
-    return f[i - MCA_PART_UCX_SIG_GUNIT];
+    return (uint64_t *) ((char *) p + offset);
 }
-
-static const char *const mca_part_ucx_coll_gnames[] = {
-    "unit_bytes", "blocks", "twoshot_bytes", "push_bytes", "bulk_bytes", "scope_fences",
-    "bulk_one_gpu", "span_unit_bytes", "span_push_bytes"};
 
 /* Arguments of a collective must agree across ranks (for reductions the
  * same count, datatype, op and root; elsewhere the same type signature);
@@ -186,7 +196,7 @@ static const char *const mca_part_ucx_coll_gnames[] = {
  * §6.13, and follows the ordering rules of collectives, so it cannot
  * cross another collective on the communicator): the maximum of each field
  * and of its complement give every rank the maximum and the minimum of
- * every field, one allreduce of 2 x 20 words, O(log n) and a few
+ * every field, one allreduce of 2 x 22 words, O(log n) and a few
  * microseconds on a node. Every rank then fails alike: a rank with an
  * invalid argument (it joins the allreduce anyway, so that the others do
  * not wait for it) returns its own error class and the others the largest
@@ -203,10 +213,9 @@ static const char *const mca_part_ucx_coll_gnames[] = {
 static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
                                    uint64_t sig[MCA_PART_UCX_SIG_N])
 {
-    static const char *const names[MCA_PART_UCX_SIG_N] = {
+    static const char *const names[MCA_PART_UCX_SIG_ALG + 1] = {
         NULL, "collective", "root", "operation", "partitions", "bytes per partition",
-        "basic elements per partition", "basic types", "count", "allreduce algorithm",
-        NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        "basic elements per partition", "basic types", "count", "allreduce algorithm"};
     static opal_atomic_int32_t told = 0;
     uint64_t v[2 * MCA_PART_UCX_SIG_N], lo, hi;
     char differ[256] = "";
@@ -256,8 +265,8 @@ static int mca_part_ucx_coll_agree(ompi_communicator_t *comm, int local_rc,
             MCA_PART_UCX_VERBOSE(1, "partitioned collective: part_ucx_coll_gpu_%s differs "
                                  "across ranks (%" PRIu64 " to %" PRIu64 "): every rank "
                                  "takes %" PRIu64,
-                                 mca_part_ucx_coll_gnames[i - MCA_PART_UCX_SIG_GUNIT], lo, v[i],
-                                 lo);
+                                 mca_part_ucx_coll_gsettings[i - MCA_PART_UCX_SIG_GUNIT].name,
+                                 lo, v[i], lo);
         }
         sig[i] = lo;
     }
