@@ -130,6 +130,7 @@ typedef struct mca_part_ucx_params_t {
     int coll_gpu_span_push_bytes;   /* the same where the ranks span GPUs */
     int coll_gpu_bulk_bytes;        /* allreduce: else pushed whole up to these many bytes */
     bool coll_gpu_bulk_one_gpu;     /* ... also where every rank shares one GPU */
+    bool coll_gpu_ll128;            /* ... in 128-byte lines where NVLink links every GPU */
     bool coll_gpu_scope_fences;     /* GPU-scope fences where all ranks share one GPU */
 } mca_part_ucx_params_t;
 

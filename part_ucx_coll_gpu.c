@@ -167,6 +167,7 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->bulk_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_bulk_bytes, 0);
     p->scope_fences = m->coll_gpu_scope_fences;
     p->bulk_one_gpu = m->coll_gpu_bulk_one_gpu;
+    p->ll128 = m->coll_gpu_ll128;
 }
 
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
@@ -222,26 +223,52 @@ static int mca_part_ucx_gcoll_map(void *addr, size_t len, ucp_mem_h *memh, void 
     return OMPI_SUCCESS;
 }
 
-/* The window's room past its words for kind `kind`: two epochs' lines of
- * every writer, 16 bytes for each 8 (push), or two epochs' copies of
- * every writer (bulk push: gcoll_copy_of). */
-static size_t mca_part_ucx_gcoll_room(int kind, int n, size_t src_len)
+/* The window's room past its words for kind `kind` in units of `unit`
+ * bytes: two epochs' lines of every writer, 16 bytes for each 8 (push),
+ * or two epochs' copies of every writer (bulk push: gcoll_copy_of), or
+ * where ll128 may serve (across GPUs: span), their 128-byte lines if more
+ * (gcoll_lines128). */
+static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
+                                      size_t src_len, size_t unit, bool span)
 {
+    size_t copy = (src_len + 15) & ~(size_t) 15;
+    size_t lines = (src_len + unit - 1) / unit * ((unit / 8 + 14) / 15) * 128;
+
     switch (kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
         return 2 * (size_t) n * 2 * src_len;
     case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK:
-        return 2 * (size_t) n * ((src_len + 15) & ~(size_t) 15);
+        return 2 * (size_t) n * ((span && 0 != p->ll128) ? mca_part_ucx_gcoll_max(copy, lines)
+                                                          : copy);
     default:
         return 0;
     }
 }
 
+/* Whether NVLink links every pair of the ranks' GPUs (ranks sharing a GPU
+ * need none): every rank asks NVML about every pair, so that they all
+ * answer alike where NVML answers alike. */
+static bool mca_part_ucx_gcoll_nvlink(const mca_part_ucx_coll_t *c,
+                                      const mca_part_ucx_gcoll_region_t *all, int n)
+{
+    int i, j;
+
+    for (i = 0; i < n; ++i) {
+        for (j = i + 1; j < n; ++j) {
+            if (0 == all[i].gpu || 0 == all[j].gpu ||
+                (all[i].gpu != all[j].gpu && 1 != c->gpu->nvlink(all[i].gpu, all[j].gpu))) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* This rank's regions: the window (zeroed), its contribution and result,
- * with room for the kinds of both placements (kinds: on one GPU, across
- * GPUs), which the ranks know only after they exchanged them. */
+ * with `room` past the window's words for the kinds of both placements,
+ * which the ranks know only after they exchanged them. */
 static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g,
-                                    const int kinds[2], size_t src_len, size_t dst_len,
+                                    size_t room, size_t src_len, size_t dst_len,
                                     mca_part_ucx_gcoll_region_t *mine,
                                     void *keys[MCA_PART_UCX_GCOLL_REGIONS])
 {
@@ -252,10 +279,10 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
     int i, rc;
 
     g->words_bytes = sizeof(uint64_t) * (2 * a->user_parts + 2 * (size_t) a->n * a->units + 1);
-    a->push_off = (g->words_bytes + 15) & ~(uint64_t) 15;
-    g->win_bytes = a->push_off +
-                   mca_part_ucx_gcoll_max(mca_part_ucx_gcoll_room(kinds[0], a->n, src_len),
-                                          mca_part_ucx_gcoll_room(kinds[1], a->n, src_len));
+    /* at a line's boundary (128 bytes: gcoll_lines128; cudaMalloc's memory
+     * starts at one) */
+    a->push_off = (g->words_bytes + 127) & ~(uint64_t) 127;
+    g->win_bytes = a->push_off + room;
     if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(g->win_bytes, &g->win, &g->win_dev)) {
         g->win = NULL;
         return OMPI_ERROR;
@@ -422,8 +449,9 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     ompi_communicator_t *comm = c->comm;
     int n = ompi_comm_size(comm), rc, ok, i, kinds[2];
     size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, span_unit;
-    size_t src_len, dst_len;
+    size_t src_len, dst_len, room;
     mca_part_ucx_gcoll_region_t mine = {0}, *all;
+    bool aligned = true;
     void *keys[MCA_PART_UCX_GCOLL_REGIONS] = {NULL};
     mca_part_ucx_gcoll_args_t *a;
     mca_part_ucx_gcoll_t *g;
@@ -461,7 +489,10 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     src_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind) ? (size_t) n * block_bytes : total;
     dst_len = (MCA_PART_UCX_GCOLL_ALLTOALL == kind || MCA_PART_UCX_GCOLL_ALLGATHER == kind)
                   ? (size_t) n * block_bytes : total;
-    ok = (OMPI_SUCCESS == mca_part_ucx_gcoll_local(c, g, kinds, src_len, dst_len, &mine, keys));
+    room = mca_part_ucx_gcoll_max(
+        mca_part_ucx_gcoll_room(&c->gparams, kinds[0], n, src_len, unit, false),
+        mca_part_ucx_gcoll_room(&c->gparams, kinds[1], n, src_len, span_unit, true));
+    ok = (OMPI_SUCCESS == mca_part_ucx_gcoll_local(c, g, room, src_len, dst_len, &mine, keys));
     mine.ok = (uint32_t) ok;
     mine.gpu = mca_part_ucx_gpu_id();
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
@@ -474,11 +505,12 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         /* pushed lines are 8-byte loads and stores of every rank's data
          * (every rank sees every address: the same choice everywhere);
          * else the kind without a push */
-        for (i = 0; i < n && MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind; ++i) {
-            if (0 != ((all[i].addr[MCA_PART_UCX_GCOLL_SRC] | all[i].addr[MCA_PART_UCX_GCOLL_DST]) &
-                      7)) {
-                a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, span, false);
-            }
+        for (i = 0; i < n; ++i) {
+            aligned = aligned && 0 == ((all[i].addr[MCA_PART_UCX_GCOLL_SRC] |
+                                        all[i].addr[MCA_PART_UCX_GCOLL_DST]) & 7);
+        }
+        if (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind && !aligned) {
+            a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, span, false);
         }
         /* ranks on more than one GPU: the smaller units that move data
          * over the links in parallel (part_ucx_coll_gpu_span_unit_bytes) */
@@ -490,6 +522,15 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
          * ranks' words suffice */
         a->gpu_scope = 0 != c->gparams.scope_fences && !span;
         a->narrow_fences = 0 != c->gparams.scope_fences;
+        /* LL128 lines (8-byte words of every rank's data) where NVLink
+         * links the ranks' GPUs, as every rank sees it: the ranks agree,
+         * for a writer's lines and their reader must */
+        if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && span && aligned &&
+            0 != c->gparams.ll128) {
+            a->ll128 = mca_part_ucx_gcoll_nvlink(c, all, n);
+            rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &a->ll128, 1, MPI_INT, MPI_MIN, comm,
+                                              comm->c_coll->coll_allreduce_module);
+        }
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {
@@ -589,6 +630,9 @@ static void mca_part_ucx_gcoll_count(const mca_part_ucx_gcoll_t *g)
     }
     if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == g->args.kind) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_BULK, 1);
+    }
+    if (0 != g->args.ll128) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_LL128, 1);
     }
 }
 
@@ -740,8 +784,9 @@ void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)
         ready += (a->host_ready[u] >= epoch);
         done += (a->done[u] >= epoch);
     }
-    mca_part_ucx_dump_line("  GPU engine: kind %d, %llu units, %u blocks; finished %" PRIu64
+    mca_part_ucx_dump_line("  GPU engine: kind %d%s, %llu units, %u blocks; finished %" PRIu64
                            "; host-readied %zu, done %zu of %llu partitions", a->kind,
-                           (unsigned long long) a->units, c->gcoll->blocks, *a->finished, ready,
+                           a->ll128 ? " (ll128)" : "", (unsigned long long) a->units,
+                           c->gcoll->blocks, *a->finished, ready,
                            done, (unsigned long long) a->user_parts);
 }

@@ -274,6 +274,13 @@ static int mca_part_ucx_component_register(void)
         "and the copies only add work",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_bulk_one_gpu);
+    mca_part_ucx_var("coll_gpu_ll128",
+        "GPU engine: a bulk push (part_ucx_coll_gpu_bulk_bytes) stores its copies as 128-byte "
+        "lines, each with the epoch beside 120 bytes of data (NCCL's LL128), where NVLink "
+        "links every pair of the ranks' GPUs (it delivers a warp's 128-byte store whole) and "
+        "every buffer is 8-byte aligned: no release and no separate flag a unit",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_ll128);
     mca_part_ucx_var("coll_gpu_scope_fences",
         "GPU engine: fences no wider than the words' readers: where every rank runs on one "
         "GPU (CUDA MPS), GPU scope between the ranks' words and in the kernels' MPIX_Pready; "

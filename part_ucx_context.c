@@ -67,6 +67,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .coll_gpu_span_push_bytes = 64 << 10,
         .coll_gpu_bulk_bytes = 2 << 20,
         .coll_gpu_bulk_one_gpu = false,
+        .coll_gpu_ll128 = true,
         .coll_gpu_scope_fences = true,
         .device_gpu_scope_fences = true,
     },

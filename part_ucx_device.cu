@@ -15,6 +15,8 @@
  */
 
 #include <cuda.h>
+#include <dlfcn.h>
+#include <stdio.h>
 #include <cuda_runtime.h>
 #include <string.h>
 #include <stdint.h>
@@ -694,6 +696,62 @@ static int dev_sm_count(void)
     return n;
 }
 
+/* NVML, loaded here on first use (the driver installs it with CUDA): a
+ * link between two GPUs is a property of the node, which NVML sees whole,
+ * whatever CUDA_VISIBLE_DEVICES hides from this process. Its few entry
+ * points are declared here: NVML's header is not part of every CUDA
+ * toolkit. */
+typedef struct part_nvml_device *part_nvml_device_t;
+enum { PART_NVML_P2P_CAPS_INDEX_NVLINK = 2, PART_NVML_P2P_STATUS_OK = 0 };
+
+struct part_nvml {
+    int (*get_by_bus_id)(const char *bus_id, part_nvml_device_t *dev);
+    int (*p2p_status)(part_nvml_device_t a, part_nvml_device_t b, int index, int *status);
+    bool ok;
+
+    part_nvml() : get_by_bus_id(NULL), p2p_status(NULL), ok(false)
+    {
+        void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+        int (*init)(void) = NULL;
+
+        if (NULL == lib) {
+            return;
+        }
+        init = (int (*)(void)) dlsym(lib, "nvmlInit_v2");
+        get_by_bus_id = (int (*)(const char *, part_nvml_device_t *)) dlsym(
+            lib, "nvmlDeviceGetHandleByPciBusId_v2");
+        p2p_status = (int (*)(part_nvml_device_t, part_nvml_device_t, int, int *)) dlsym(
+            lib, "nvmlDeviceGetP2PStatus");
+        /* kept loaded and initialized for the process's life, as CUDA's */
+        ok = NULL != init && NULL != get_by_bus_id && NULL != p2p_status && 0 == init();
+    }
+};
+
+/* NVML's handle of the GPU of PCI id `id` (mca_part_ucx_gpu_id: domain,
+ * bus, device and function, plus one). */
+static bool nvml_device(const part_nvml &nvml, uint64_t id, part_nvml_device_t *dev)
+{
+    char bus_id[32];
+
+    if (0 == id--) {
+        return false;
+    }
+    snprintf(bus_id, sizeof(bus_id), "%08x:%02x:%02x.%x", (unsigned) (id >> 24),
+             (unsigned) (id >> 16) & 0xff, (unsigned) (id >> 8) & 0xff, (unsigned) id & 0xff);
+    return 0 == nvml.get_by_bus_id(bus_id, dev);
+}
+
+static int dev_nvlink(uint64_t a, uint64_t b)
+{
+    static const part_nvml nvml; /* once, thread-safe (C++11) */
+    part_nvml_device_t da, db;
+    int status = -1;
+
+    return nvml.ok && nvml_device(nvml, a, &da) && nvml_device(nvml, b, &db) &&
+           0 == nvml.p2p_status(da, db, PART_NVML_P2P_CAPS_INDEX_NVLINK, &status) &&
+           PART_NVML_P2P_STATUS_OK == status;
+}
+
 static const char *dev_last_error(void)
 {
     return cudaGetErrorString(last);
@@ -706,7 +764,7 @@ static const mca_part_ucx_device_ops_t ops = {
     dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
     dev_stream_start_counted, dev_stream_wait_counted, dev_set_device, dev_reduce_load,
     dev_gcoll,               dev_stream_wait_event, dev_sm_count, dev_copy_signal,
-    PART_COPY_SIGNAL_MAX};
+    PART_COPY_SIGNAL_MAX,    dev_nvlink};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

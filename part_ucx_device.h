@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 14
+#define MCA_PART_UCX_DEVICE_ABI 15
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -102,13 +102,20 @@ typedef enum {
  * the epoch's low 32 bits); bulk push allreduces: there copies[2][n] of
  * the partition space (each rounded up to 16 bytes; [e % 2][writer]: the
  * writer's contribution of epoch e), and consumed[writer][k] is the epoch
- * of the writer's last copy of unit k into this rank's window instead. */
+ * of the writer's last copy of unit k into this rank's window instead; or,
+ * where ll128 is set, lines128[2][n][units][ceil(unit_bytes / 120)] of 128
+ * bytes ([e % 2][writer][k][l]: 120 bytes of the writer's unit k, then the
+ * epoch; NCCL's LL128 lines), at a 128-byte boundary. */
 typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt, esize;        /* dt/op: reductions; esize: bytes an element */
     int me, n, root;
     int gpu_scope;                  /* 1: every rank on this GPU (GPU-scope fences suffice) */
     /* 1: fences no wider than the words' readers need (part_ucx_device_coll.h) */
     int narrow_fences;
+    /* bulk push: 1: the copies go as 128-byte lines, each with its flag
+     * (every pair of the ranks' GPUs linked by NVLink, which delivers a
+     * warp's 128-byte store whole), instead of a release and a flag a unit */
+    int ll128;
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */
@@ -224,6 +231,10 @@ typedef struct mca_part_ucx_device_ops_t {
     int (*copy_signal)(void *dst, const void *src, size_t bytes, void *stream,
                        volatile uint64_t *word, uint64_t value);
     size_t copy_signal_max;
+    /* 1: the GPUs of PCI ids a and b (mca_part_ucx_gpu_id) are linked by
+     * NVLink (NVML's view: any GPU of the node, visible to CUDA here or
+     * not); 0: not, or not known (no NVML) */
+    int (*nvlink)(uint64_t a, uint64_t b);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

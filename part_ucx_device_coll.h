@@ -556,6 +556,139 @@ __device__ static inline void gcoll_bulk(const mca_part_ucx_gcoll_args_t &a, uin
     gcoll_reduce<T, true>(a, off, 0, len / sizeof(T), a.dst[a.me], false, e);
 }
 
+/* LL128 bulk push (a.ll128: every pair of the ranks' GPUs linked by
+ * NVLink). A rank stores its unit k into every peer's window as 128-byte
+ * lines of 15 data words and the epoch, each line by 8 threads of a warp
+ * in one instruction, which NVLink delivers whole (NCCL's LL128), then
+ * waits for the peers' lines of k, the flag of each, and reduces in rank
+ * order: the bulk push's one trip, without its release (a system-scope
+ * fence takes microseconds) or its flag's separate store and acquire, for
+ * 1/15 more bytes. A line's words are read and written by the same
+ * thread in both loops (in place: its own data is read before its result
+ * overwrites it), and a warp's lanes run the same trips, so that
+ * __any_sync sees all 32. The lines of epoch e are written again only in
+ * epoch e + 2, as the bulk push's copies (gcoll_bulk). */
+__device__ static inline volatile uint64_t *gcoll_lines128(const mca_part_ucx_gcoll_args_t &a,
+                                                           int owner, int writer, uint64_t e,
+                                                           uint64_t k)
+{
+    uint64_t per_unit = (a.unit_bytes / 8 + 14) / 15;
+
+    return (volatile uint64_t *) ((char *) a.win[owner] + a.push_off) +
+           (((e & 1) * a.n + writer) * a.units + k) * per_unit * 16;
+}
+
+/* Word w (8 bytes) of the `len` bytes at p, zero past them; a word that
+ * `len` cuts holds whole elements, loaded one by one. */
+template <typename T>
+__device__ static inline uint64_t gcoll_word(const char *p, uint64_t len, uint64_t w)
+{
+    union {
+        uint64_t v;
+        T x[8 / sizeof(T)];
+    } u;
+
+    if (8 * (w + 1) <= len) {
+        return __ldcg((const uint64_t *) p + w);
+    }
+    u.v = 0;
+    for (uint64_t i = 0; 8 * w + i * sizeof(T) < len; ++i) {
+        u.x[i] = __ldcg((const T *) (p + 8 * w) + i);
+    }
+    return u.v;
+}
+
+template <typename T>
+__device__ static inline void gcoll_word_store(char *p, uint64_t len, uint64_t w, uint64_t v)
+{
+    union {
+        uint64_t v;
+        T x[8 / sizeof(T)];
+    } u;
+
+    if (8 * (w + 1) <= len) {
+        ((uint64_t *) p)[w] = v;
+        return;
+    }
+    u.v = v;
+    for (uint64_t i = 0; 8 * w + i * sizeof(T) < len; ++i) {
+        ((T *) (p + 8 * w))[i] = u.x[i];
+    }
+}
+
+template <typename T> __device__ static inline uint64_t gcoll_apply8(int op, uint64_t a, uint64_t b)
+{
+    union {
+        uint64_t v;
+        T x[8 / sizeof(T)];
+    } x, y;
+
+    x.v = a;
+    y.v = b;
+#pragma unroll
+    for (int k = 0; k < (int) (8 / sizeof(T)); ++k) {
+        x.x[k] = gcoll_apply<T>(op, x.x[k], y.x[k]);
+    }
+    return x.v;
+}
+
+template <typename T>
+__device__ static __noinline__ void gcoll_bulk128(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                                  uint64_t off, uint64_t len, uint64_t e)
+{
+    const char *own = a.src[a.me] + off;
+    char *dst = a.dst[a.me] + off;
+    uint64_t words = (len + 7) / 8, lines = (words + 14) / 15;
+    uint64_t warp = threadIdx.x / 32, warps = blockDim.x / 32, l;
+    unsigned lane = threadIdx.x & 31, sub = lane & 7;
+    int r;
+
+    for (l = warp * 4; l < lines; l += warps * 4) {
+        uint64_t line = l + lane / 8, w = line * 15 + 2 * sub;
+        if (line < lines) {
+            uint64_t v0 = gcoll_word<T>(own, len, w);
+            uint64_t v1 = (7 == sub) ? e : gcoll_word<T>(own, len, w + 1);
+            for (r = 0; r < a.n; ++r) {
+                if (r != a.me) {
+                    volatile uint64_t *p = gcoll_lines128(a, r, a.me, e, k) + 16 * line + 2 * sub;
+                    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};"
+                                 :: "l"(p), "l"(v0), "l"(v1) : "memory");
+                }
+            }
+        }
+    }
+    for (l = warp * 4; l < lines; l += warps * 4) {
+        uint64_t line = l + lane / 8, w = line * 15 + 2 * sub;
+        uint64_t mine0 = 0, mine1 = 0, acc0 = 0, acc1 = 0;
+        if (line < lines) {
+            mine0 = gcoll_word<T>(own, len, w);
+            mine1 = (7 == sub) ? 0 : gcoll_word<T>(own, len, w + 1);
+        }
+        for (r = 0; r < a.n; ++r) {
+            uint64_t in0 = mine0, in1 = mine1;
+            if (r != a.me) {
+                const volatile uint64_t *p = gcoll_lines128(a, a.me, r, e, k) + 16 * line + 2 * sub;
+                bool wait;
+                do {
+                    if (line < lines) {
+                        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                                     : "=l"(in0), "=l"(in1) : "l"(p) : "memory");
+                    }
+                    wait = line < lines && 7 == sub && in1 != e;
+                } while (__any_sync(0xffffffffu, wait));
+            }
+            acc0 = (0 == r) ? in0 : gcoll_apply8<T>(a.op, acc0, in0);
+            acc1 = (0 == r) ? in1 : gcoll_apply8<T>(a.op, acc1, in1);
+        }
+        if (line < lines && 8 * w < len) {
+            gcoll_word_store<T>(dst, len, w, acc0);
+            if (7 != sub && 8 * (w + 1) < len) {
+                gcoll_word_store<T>(dst, len, w + 1, acc1);
+            }
+        }
+    }
+}
+
 /* Step 3: move `len` bytes at `off` (unit k) of epoch e. A bulk push
  * has a kernel of its own (Bulk): in one kernel with the others its loops
  * would take registers the others' loops then spill. */
@@ -567,7 +700,11 @@ __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uin
     int r;
 
     if constexpr (Bulk) {
-        gcoll_bulk<T>(a, k, off, len, e);
+        if (a.ll128) {
+            gcoll_bulk128<T>(a, k, off, len, e);
+        } else {
+            gcoll_bulk<T>(a, k, off, len, e);
+        }
         return;
     }
 

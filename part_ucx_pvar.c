@@ -50,6 +50,9 @@ static const struct {
     [MCA_PART_UCX_PVAR_COLL_GPU_BULK] = {"coll_gpu_bulk_epochs",
         "Of the GPU engine's epochs, those of bulk push allreduces (each rank stores its "
         "contribution into every peer's window, then a flag a unit)"},
+    [MCA_PART_UCX_PVAR_COLL_GPU_LL128] = {"coll_gpu_ll128_epochs",
+        "Of the bulk push allreduces' epochs, those whose copies went as 128-byte lines with "
+        "the epoch in each (part_ucx_coll_gpu_ll128)"},
 };
 
 static int mca_part_ucx_pvar_read(const mca_base_pvar_t *pvar, void *value, void *obj)

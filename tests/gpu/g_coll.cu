@@ -28,7 +28,10 @@
  *       the GPU engine, one-shot pulled (neither two-shot nor pushed);
  *       -G 6: on the GPU engine, bulk pushed (every epoch counted in
  *       part_ucx_coll_gpu_bulk_epochs); -G 7: bulk pushed where the ranks
- *       are on more than one GPU, else (every rank on one GPU) as -G 5 */
+ *       are on more than one GPU, else (every rank on one GPU) as -G 5;
+ *       -G 8: bulk pushed, in 128-byte lines (part_ucx_coll_gpu_ll128_epochs)
+ *       where the ranks are on more than one GPU (which NVLink must link),
+ *       and not where they share one; -G 9: bulk pushed, never in lines */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -280,15 +283,16 @@ static int spans_gpus(void)
     return id[0] != -id[1];
 }
 
-/* The GPU engine's epoch counters (all, two-shot, push, bulk push), from
- * now on. */
-enum { GPU_COUNTERS = 4 };
+/* The GPU engine's epoch counters (all, two-shot, push, bulk push, bulk
+ * push in lines), from now on. */
+enum { GPU_COUNTERS = 5 };
 static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *handle)
 {
     static const char *const names[GPU_COUNTERS] = {"part_ucx_coll_gpu_epochs",
                                                     "part_ucx_coll_gpu_twoshot_epochs",
                                                     "part_ucx_coll_gpu_push_epochs",
-                                                    "part_ucx_coll_gpu_bulk_epochs"};
+                                                    "part_ucx_coll_gpu_bulk_epochs",
+                                                    "part_ucx_coll_gpu_ll128_epochs"};
     int provided, index, n = 0;
 
     T_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
@@ -344,11 +348,12 @@ int main(int argc, char **argv)
     if (dbl) run<double>(o, MPI_DOUBLE);
     else run<int>(o, MPI_INT);
     if (engine >= 0) {
-        unsigned long long n = 0, two = 0, push = 0, bulk = 0;
+        unsigned long long n = 0, two = 0, push = 0, bulk = 0, lines = 0;
         T_MPI(MPI_T_pvar_read(session, handle[0], &n));
         T_MPI(MPI_T_pvar_read(session, handle[1], &two));
         T_MPI(MPI_T_pvar_read(session, handle[2], &push));
         T_MPI(MPI_T_pvar_read(session, handle[3], &bulk));
+        T_MPI(MPI_T_pvar_read(session, handle[4], &lines));
         T_CHECK(engine ? n > 0 : 0 == n, "%llu epochs on the GPU engine, expected %s", n,
                 engine ? "some" : "none");
         T_CHECK(2 != engine || two == n, "%llu of %llu GPU-engine epochs two-shot, expected all",
@@ -357,6 +362,13 @@ int main(int argc, char **argv)
                 two, n);
         T_CHECK(4 != engine || push == n, "%llu of %llu GPU-engine epochs pushed, expected all",
                 push, n);
+        if (8 == engine || 9 == engine) {
+            bool want = 8 == engine && spans_gpus();
+            T_CHECK(want ? lines == n : 0 == lines,
+                    "%llu of %llu GPU-engine epochs bulk pushed in 128-byte lines, expected %s",
+                    lines, n, want ? "all" : "none");
+            engine = 6;
+        }
         if (7 == engine) {
             engine = spans_gpus() ? 6 : 5;
         }
