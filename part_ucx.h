@@ -125,12 +125,13 @@ typedef struct mca_part_ucx_params_t {
     int coll_gpu_unit_bytes;        /* the GPU engine's unit of work */
     int coll_gpu_span_unit_bytes;   /* the same where the ranks span GPUs */
     int coll_gpu_blocks;            /* the GPU engine kernel's blocks, at most */
+    int coll_gpu_span_blocks;       /* the same where the ranks span GPUs */
     int coll_gpu_twoshot_bytes;     /* allreduce on 3+ ranks: two-shot from these many bytes */
     int coll_gpu_push_bytes;        /* allreduce: pushed up to these many bytes */
     int coll_gpu_span_push_bytes;   /* the same where the ranks span GPUs */
     int coll_gpu_bulk_bytes;        /* allreduce: else pushed whole up to these many bytes */
     bool coll_gpu_bulk_one_gpu;     /* ... also where every rank shares one GPU */
-    bool coll_gpu_ll128;            /* ... in 128-byte lines where NVLink links every GPU */
+    int coll_gpu_ll128_bytes;       /* ... in 128-byte lines up to these many bytes (NVLink) */
     bool coll_gpu_scope_fences;     /* GPU-scope fences where all ranks share one GPU */
 } mca_part_ucx_params_t;
 

@@ -167,7 +167,8 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->bulk_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_bulk_bytes, 0);
     p->scope_fences = m->coll_gpu_scope_fences;
     p->bulk_one_gpu = m->coll_gpu_bulk_one_gpu;
-    p->ll128 = m->coll_gpu_ll128;
+    p->ll128_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_ll128_bytes, 0);
+    p->span_blocks = mca_part_ucx_gcoll_least(m->coll_gpu_span_blocks, 1);
 }
 
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
@@ -238,8 +239,8 @@ static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int 
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
         return 2 * (size_t) n * 2 * src_len;
     case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK:
-        return 2 * (size_t) n * ((span && 0 != p->ll128) ? mca_part_ucx_gcoll_max(copy, lines)
-                                                          : copy);
+        return 2 * (size_t) n *
+               ((span && src_len <= p->ll128_bytes) ? mca_part_ucx_gcoll_max(copy, lines) : copy);
     default:
         return 0;
     }
@@ -470,9 +471,10 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     /* Units for both placements; the window has room for the more
      * numerous ones, and which serve is known once the ranks' GPUs are
      * (settled: every rank's units alike). */
-    g->blocks = (unsigned) c->gparams.blocks;
-    unit = mca_part_ucx_gcoll_unit(total, g->blocks, (size_t) c->gparams.unit_bytes);
-    span_unit = mca_part_ucx_gcoll_unit(total, g->blocks, (size_t) c->gparams.span_unit_bytes);
+    unit = mca_part_ucx_gcoll_unit(total, (unsigned) c->gparams.blocks,
+                                   (size_t) c->gparams.unit_bytes);
+    span_unit = mca_part_ucx_gcoll_unit(total, (unsigned) c->gparams.span_blocks,
+                                        (size_t) c->gparams.span_unit_bytes);
     /* the kinds on one GPU and across GPUs */
     kinds[0] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, false, true);
     kinds[1] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, true, true);
@@ -512,10 +514,12 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         if (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind && !aligned) {
             a->kind = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, span, false);
         }
-        /* ranks on more than one GPU: the smaller units that move data
-         * over the links in parallel (part_ucx_coll_gpu_span_unit_bytes) */
+        /* ranks on more than one GPU: the smaller units, and more blocks,
+         * that move data over the links in parallel
+         * (part_ucx_coll_gpu_span_unit_bytes, _span_blocks) */
         unit = span ? span_unit : unit;
         mca_part_ucx_gcoll_units(a, total, unit);
+        g->blocks = (unsigned) (span ? c->gparams.span_blocks : c->gparams.blocks);
         g->blocks = (a->units < g->blocks) ? (unsigned) a->units : g->blocks;
         mca_part_ucx_gcoll_share(c, g, sharing);
         /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
@@ -526,7 +530,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
          * links the ranks' GPUs, as every rank sees it: the ranks agree,
          * for a writer's lines and their reader must */
         if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && span && aligned &&
-            0 != c->gparams.ll128) {
+            total <= c->gparams.ll128_bytes) {
             a->ll128 = mca_part_ucx_gcoll_nvlink(c, all, n);
             rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &a->ll128, 1, MPI_INT, MPI_MIN, comm,
                                               comm->c_coll->coll_allreduce_module);

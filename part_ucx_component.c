@@ -239,6 +239,12 @@ static int mca_part_ucx_component_register(void)
         "its SMs together)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_blocks);
+    mca_part_ucx_var("coll_gpu_span_blocks",
+        "GPU engine: part_ucx_coll_gpu_blocks where the ranks are on more than one GPU: "
+        "there each rank has a GPU of its own, and more blocks move more units over the "
+        "links at once",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_span_blocks);
     mca_part_ucx_var("coll_gpu_twoshot_bytes",
         "GPU engine: an allreduce of at least this many bytes is "
         "two-shot (each rank reduces a slice and stores it into every result), smaller "
@@ -274,13 +280,15 @@ static int mca_part_ucx_component_register(void)
         "and the copies only add work",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_bulk_one_gpu);
-    mca_part_ucx_var("coll_gpu_ll128",
-        "GPU engine: a bulk push (part_ucx_coll_gpu_bulk_bytes) stores its copies as 128-byte "
-        "lines, each with the epoch beside 120 bytes of data (NCCL's LL128), where NVLink "
-        "links every pair of the ranks' GPUs (it delivers a warp's 128-byte store whole) and "
-        "every buffer is 8-byte aligned: no release and no separate flag a unit",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
-        &c->coll_gpu_ll128);
+    mca_part_ucx_var("coll_gpu_ll128_bytes",
+        "GPU engine: a bulk push (part_ucx_coll_gpu_bulk_bytes) of at most this many bytes "
+        "stores its copies as 128-byte lines, each with the epoch beside 120 bytes of data "
+        "(NCCL's LL128), where NVLink links every pair of the ranks' GPUs (it delivers a "
+        "warp's 128-byte store whole) and every buffer is 8-byte aligned: no release and no "
+        "separate flag a unit; larger ones, whose lines would move in more rounds than the "
+        "release costs, keep the flags (0: never)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_ll128_bytes);
     mca_part_ucx_var("coll_gpu_scope_fences",
         "GPU engine: fences no wider than the words' readers: where every rank runs on one "
         "GPU (CUDA MPS), GPU scope between the ranks' words and in the kernels' MPIX_Pready; "

@@ -644,16 +644,19 @@ __device__ static __noinline__ void gcoll_bulk128(const mca_part_ucx_gcoll_args_
     int r;
 
     for (l = warp * 4; l < lines; l += warps * 4) {
-        uint64_t line = l + lane / 8, w = line * 15 + 2 * sub;
+        uint64_t line = l + lane / 8, w = line * 15 + 2 * sub, v0 = 0, v1 = e;
         if (line < lines) {
-            uint64_t v0 = gcoll_word<T>(own, len, w);
-            uint64_t v1 = (7 == sub) ? e : gcoll_word<T>(own, len, w + 1);
-            for (r = 0; r < a.n; ++r) {
-                if (r != a.me) {
-                    volatile uint64_t *p = gcoll_lines128(a, r, a.me, e, k) + 16 * line + 2 * sub;
-                    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};"
-                                 :: "l"(p), "l"(v0), "l"(v1) : "memory");
-                }
+            v0 = gcoll_word<T>(own, len, w);
+            v1 = (7 == sub) ? e : gcoll_word<T>(own, len, w + 1);
+        }
+        /* a line is whole only as one store of its 8 threads: the lanes
+         * that loaded a cut word element by element rejoin first */
+        __syncwarp();
+        for (r = 0; r < a.n; ++r) {
+            if (r != a.me && line < lines) {
+                volatile uint64_t *p = gcoll_lines128(a, r, a.me, e, k) + 16 * line + 2 * sub;
+                asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};"
+                             :: "l"(p), "l"(v0), "l"(v1) : "memory");
             }
         }
     }
@@ -670,6 +673,7 @@ __device__ static __noinline__ void gcoll_bulk128(const mca_part_ucx_gcoll_args_
                 const volatile uint64_t *p = gcoll_lines128(a, a.me, r, e, k) + 16 * line + 2 * sub;
                 bool wait;
                 do {
+                    __syncwarp(); /* the line's 8 loads as one, as its store */
                     if (line < lines) {
                         asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
                                      : "=l"(in0), "=l"(in1) : "l"(p) : "memory");
