@@ -78,18 +78,23 @@ static int mca_part_ucx_gcoll_sharing(const mca_part_ucx_gcoll_region_t *all, in
 
 /* Units: at least the parameter's, but few enough that the fixed cost of
  * a unit (waits, fences) stays small beside its data: one a block for
- * large data (up to 1 MiB each), and for small data no more than eight, up
- * to four times the parameter each; more units add up their fixed costs
- * faster than their parallelism pays, fewer leave a unit's move to too few
- * blocks (bench/run-coll-blocks.sh; eight against four:
- * bench/results/h200x1-coll/units8-ab; one GPU against several:
- * bench/results/h100x4/units-span/); a multiple of 16 bytes, and so of
- * every element size. */
-static size_t mca_part_ucx_gcoll_unit(size_t total, unsigned blocks, size_t param_unit)
+ * large data (up to 1 MiB each), and (`few`) for small data no
+ * more than eight, up to four times the parameter each; more units add up
+ * their fixed costs faster than their parallelism pays, fewer leave a
+ * unit's move to too few blocks (bench/run-coll-blocks.sh; eight against
+ * four: bench/results/h200x1-coll/units8-ab). A pushed allreduce across
+ * GPUs has no fence a unit, and its units move over the links in
+ * parallel: there the parameter's units serve up to one a block
+ * (bench/results/h100x4/units-span/, ll128/); a multiple of 16 bytes, and
+ * so of every element size. */
+static size_t mca_part_ucx_gcoll_unit(size_t total, unsigned blocks, size_t param_unit, bool few)
 {
     size_t unit = mca_part_ucx_gcoll_max(param_unit, total / blocks);
 
-    unit = mca_part_ucx_gcoll_max(unit, (total / 8 < 4 * param_unit) ? total / 8 : 4 * param_unit);
+    if (few) {
+        unit = mca_part_ucx_gcoll_max(unit,
+                                      (total / 8 < 4 * param_unit) ? total / 8 : 4 * param_unit);
+    }
     unit = (unit > MCA_PART_UCX_GCOLL_UNIT_MAX && param_unit <= MCA_PART_UCX_GCOLL_UNIT_MAX)
                ? MCA_PART_UCX_GCOLL_UNIT_MAX : unit;
     return (mca_part_ucx_gcoll_max(16, unit) + 15) & ~(size_t) 15;
@@ -449,6 +454,8 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
 {
     ompi_communicator_t *comm = c->comm;
     int n = ompi_comm_size(comm), rc, ok, i, kinds[2];
+    unsigned span_blocks;
+    bool pushed;
     size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, span_unit;
     size_t src_len, dst_len, room;
     mca_part_ucx_gcoll_region_t mine = {0}, *all;
@@ -468,16 +475,21 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     c->gcoll = g;
     a = &g->args;
     total = c->user_parts * user_bytes;
+    /* the kinds on one GPU and across GPUs */
+    kinds[0] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, false, true);
+    kinds[1] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, true, true);
+    /* across GPUs a pushed allreduce takes more blocks and smaller units
+     * (no fence a unit); the other kinds' words cost a release a unit */
+    pushed = MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == kinds[1] ||
+             MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == kinds[1];
+    span_blocks = (unsigned) (pushed ? c->gparams.span_blocks : c->gparams.blocks);
     /* Units for both placements; the window has room for the more
      * numerous ones, and which serve is known once the ranks' GPUs are
      * (settled: every rank's units alike). */
     unit = mca_part_ucx_gcoll_unit(total, (unsigned) c->gparams.blocks,
-                                   (size_t) c->gparams.unit_bytes);
-    span_unit = mca_part_ucx_gcoll_unit(total, (unsigned) c->gparams.span_blocks,
-                                        (size_t) c->gparams.span_unit_bytes);
-    /* the kinds on one GPU and across GPUs */
-    kinds[0] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, false, true);
-    kinds[1] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, true, true);
+                                   (size_t) c->gparams.unit_bytes, true);
+    span_unit = mca_part_ucx_gcoll_unit(total, span_blocks, (size_t) c->gparams.span_unit_bytes,
+                                        !pushed);
     a->kind = kinds[0];
     a->op = c->gpu_op;
     a->dt = c->gpu_type;
@@ -519,7 +531,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
          * (part_ucx_coll_gpu_span_unit_bytes, _span_blocks) */
         unit = span ? span_unit : unit;
         mca_part_ucx_gcoll_units(a, total, unit);
-        g->blocks = (unsigned) (span ? c->gparams.span_blocks : c->gparams.blocks);
+        g->blocks = span ? span_blocks : (unsigned) c->gparams.blocks;
         g->blocks = (a->units < g->blocks) ? (unsigned) a->units : g->blocks;
         mca_part_ucx_gcoll_share(c, g, sharing);
         /* every rank on this GPU (CUDA MPS): GPU-scope fences between the
