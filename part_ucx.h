@@ -132,6 +132,7 @@ typedef struct mca_part_ucx_params_t {
     int coll_gpu_bulk_bytes;        /* allreduce: else pushed whole up to these many bytes */
     bool coll_gpu_bulk_one_gpu;     /* ... also where every rank shares one GPU */
     int coll_gpu_ll128_bytes;       /* ... in 128-byte lines up to these many bytes (NVLink) */
+    int coll_gpu_ll128_twoshot_bytes; /* two-shot in 128-byte lines up to these many bytes */
     bool coll_gpu_scope_fences;     /* GPU-scope fences where all ranks share one GPU */
 } mca_part_ucx_params_t;
 

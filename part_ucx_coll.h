@@ -75,6 +75,7 @@ typedef struct mca_part_ucx_gcoll_params_t {
     uint64_t scope_fences;    /* part_ucx_coll_gpu_scope_fences */
     uint64_t bulk_one_gpu;    /* part_ucx_coll_gpu_bulk_one_gpu */
     uint64_t ll128_bytes;     /* part_ucx_coll_gpu_ll128_bytes */
+    uint64_t ll128_twoshot_bytes; /* part_ucx_coll_gpu_ll128_twoshot_bytes */
     uint64_t span_blocks;     /* part_ucx_coll_gpu_span_blocks, at least 1 */
 } mca_part_ucx_gcoll_params_t;
 

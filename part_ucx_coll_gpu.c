@@ -174,6 +174,7 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->bulk_one_gpu = m->coll_gpu_bulk_one_gpu;
     p->ll128_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_ll128_bytes, 0);
     p->span_blocks = mca_part_ucx_gcoll_least(m->coll_gpu_span_blocks, 1);
+    p->ll128_twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_ll128_twoshot_bytes, 0);
 }
 
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
@@ -229,16 +230,23 @@ static int mca_part_ucx_gcoll_map(void *addr, size_t len, ucp_mem_h *memh, void 
     return OMPI_SUCCESS;
 }
 
+/* 128-byte lines that carry `len` bytes (15 words of 8 a line), as the
+ * kernel counts them (gcoll_lines_of). */
+static size_t mca_part_ucx_gcoll_lines_of(size_t len)
+{
+    return ((len + 7) / 8 + 14) / 15;
+}
+
 /* The window's room past its words for kind `kind` in units of `unit`
  * bytes: two epochs' lines of every writer, 16 bytes for each 8 (push),
  * or two epochs' copies of every writer (bulk push: gcoll_copy_of), or
- * where ll128 may serve (across GPUs: span), their 128-byte lines if more
- * (gcoll_lines128). */
+ * where lines may serve (across GPUs: span), their 128-byte lines if more
+ * (gcoll_lines128); two-shot in lines: two phases' (gcoll_lines2). */
 static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
                                       size_t src_len, size_t unit, bool span)
 {
-    size_t copy = (src_len + 15) & ~(size_t) 15;
-    size_t lines = (src_len + unit - 1) / unit * ((unit / 8 + 14) / 15) * 128;
+    size_t units = (src_len + unit - 1) / unit, copy = (src_len + 15) & ~(size_t) 15;
+    size_t lines = units * mca_part_ucx_gcoll_lines_of(unit) * 128;
 
     switch (kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
@@ -246,6 +254,11 @@ static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int 
     case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK:
         return 2 * (size_t) n *
                ((span && src_len <= p->ll128_bytes) ? mca_part_ucx_gcoll_max(copy, lines) : copy);
+    case MCA_PART_UCX_GCOLL_ALLREDUCE2:
+        return (span && src_len <= p->ll128_twoshot_bytes)
+                   ? 2 * 2 * (size_t) n * units *
+                         mca_part_ucx_gcoll_lines_of(unit / (size_t) n + 24) * 128
+                   : 0;
     default:
         return 0;
     }
@@ -478,10 +491,13 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     /* the kinds on one GPU and across GPUs */
     kinds[0] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, false, true);
     kinds[1] = mca_part_ucx_gcoll_kind(&c->gparams, kind, n, total, true, true);
-    /* across GPUs a pushed allreduce takes more blocks and smaller units
-     * (no fence a unit); the other kinds' words cost a release a unit */
+    /* across GPUs a pushed allreduce (two-shot in lines too) takes more
+     * blocks and smaller units (no fence a unit); the other kinds' words
+     * cost a release a unit */
     pushed = MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == kinds[1] ||
-             MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == kinds[1];
+             MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == kinds[1] ||
+             (MCA_PART_UCX_GCOLL_ALLREDUCE2 == kinds[1] &&
+              total <= c->gparams.ll128_twoshot_bytes);
     span_blocks = (unsigned) (pushed ? c->gparams.span_blocks : c->gparams.blocks);
     /* Units for both placements; the window has room for the more
      * numerous ones, and which serve is known once the ranks' GPUs are
@@ -541,8 +557,10 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         /* LL128 lines (8-byte words of every rank's data) where NVLink
          * links the ranks' GPUs, as every rank sees it: the ranks agree,
          * for a writer's lines and their reader must */
-        if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && span && aligned &&
-            total <= c->gparams.ll128_bytes) {
+        if (span && aligned &&
+            ((MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && total <= c->gparams.ll128_bytes) ||
+             (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind &&
+              total <= c->gparams.ll128_twoshot_bytes))) {
             a->ll128 = mca_part_ucx_gcoll_nvlink(c, all, n);
             rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &a->ll128, 1, MPI_INT, MPI_MIN, comm,
                                               comm->c_coll->coll_allreduce_module);
@@ -785,10 +803,13 @@ bool mca_part_ucx_gcoll_gpu_scope(const mca_part_ucx_coll_t *c)
 {
     const mca_part_ucx_gcoll_args_t *a = &c->gcoll->args;
 
-    /* a push allreduce's peers never read this rank's ready words or data */
+    /* a push allreduce's peers never read this rank's ready words or data
+     * (two-shot in lines: pushed too) */
     return 0 != a->gpu_scope ||
            ((MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||
-             MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind) && 0 != a->narrow_fences);
+             MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind ||
+             (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind && 0 != a->ll128)) &&
+            0 != a->narrow_fences);
 }
 
 void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)

@@ -159,6 +159,7 @@ enum {
     MCA_PART_UCX_SIG_GSPANPUSH,
     MCA_PART_UCX_SIG_GLL128,
     MCA_PART_UCX_SIG_GSPANBLOCKS,
+    MCA_PART_UCX_SIG_GLL128TWO,
     MCA_PART_UCX_SIG_N
 };
 
@@ -175,7 +176,7 @@ static const struct {
     MCA_PART_UCX_GSETTING(bulk_bytes),      MCA_PART_UCX_GSETTING(scope_fences),
     MCA_PART_UCX_GSETTING(bulk_one_gpu),    MCA_PART_UCX_GSETTING(span_unit_bytes),
     MCA_PART_UCX_GSETTING(span_push_bytes), MCA_PART_UCX_GSETTING(ll128_bytes),
-    MCA_PART_UCX_GSETTING(span_blocks)};
+    MCA_PART_UCX_GSETTING(span_blocks),     MCA_PART_UCX_GSETTING(ll128_twoshot_bytes)};
 #undef MCA_PART_UCX_GSETTING
 _Static_assert(sizeof(mca_part_ucx_coll_gsettings) / sizeof(mca_part_ucx_coll_gsettings[0]) ==
                    MCA_PART_UCX_SIG_N - MCA_PART_UCX_SIG_GUNIT,
@@ -199,7 +200,7 @@ static uint64_t *mca_part_ucx_coll_gfield(mca_part_ucx_gcoll_params_t *p, int i)
  * §6.13, and follows the ordering rules of collectives, so it cannot
  * cross another collective on the communicator): the maximum of each field
  * and of its complement give every rank the maximum and the minimum of
- * every field, one allreduce of 2 x 24 words, O(log n) and a few
+ * every field, one allreduce of 2 x 25 words, O(log n) and a few
  * microseconds on a node. Every rank then fails alike: a rank with an
  * invalid argument (it joins the allreduce anyway, so that the others do
  * not wait for it) returns its own error class and the others the largest

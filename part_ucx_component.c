@@ -289,6 +289,14 @@ static int mca_part_ucx_component_register(void)
         "release costs, keep the flags (0: never)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_ll128_bytes);
+    mca_part_ucx_var("coll_gpu_ll128_twoshot_bytes",
+        "GPU engine: a two-shot allreduce of at most this many bytes moves its slices as "
+        "128-byte lines (part_ucx_coll_gpu_ll128_bytes: where NVLink links the ranks' GPUs "
+        "and buffers are 8-byte aligned): each rank pushes slice s to rank s, which reduces "
+        "it and pushes the result to every rank, with no release, no slice word and no read "
+        "of a peer's memory (0: never)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_ll128_twoshot_bytes);
     mca_part_ucx_var("coll_gpu_scope_fences",
         "GPU engine: fences no wider than the words' readers: where every rank runs on one "
         "GPU (CUDA MPS), GPU scope between the ranks' words and in the kernels' MPIX_Pready; "

@@ -69,6 +69,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .coll_gpu_bulk_bytes = 2 << 20,
         .coll_gpu_bulk_one_gpu = false,
         .coll_gpu_ll128_bytes = 512 << 10,
+        .coll_gpu_ll128_twoshot_bytes = 0,
         .coll_gpu_scope_fences = true,
         .device_gpu_scope_fences = true,
     },

@@ -171,15 +171,24 @@ __device__ static inline bool gcoll_readies(const mca_part_ucx_gcoll_args_t &a)
     return MCA_PART_UCX_GCOLL_BCAST != a.kind || a.me == a.root;
 }
 
+/* Whether this rank's peers store its data into its window (no rank reads
+ * another's buffers): its results are final once reduced, and nobody
+ * waits for its data to be read. Two-shot in lines (a.ll128) pushes each
+ * slice to its reducer and each reduced slice to every rank. */
+__device__ static inline bool gcoll_pushed(const mca_part_ucx_gcoll_args_t &a)
+{
+    return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a.kind ||
+           MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a.kind ||
+           (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind && a.ll128);
+}
+
 /* Whether this rank reads rank r's data (a push: peers store it here). */
 __device__ static inline bool gcoll_reads(const mca_part_ucx_gcoll_args_t &a, int r)
 {
-    if (r == a.me) {
+    if (r == a.me || gcoll_pushed(a)) {
         return false;
     }
     switch (a.kind) {
-    case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH: return false;
-    case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK: return false;
     case MCA_PART_UCX_GCOLL_REDUCE: return a.me == a.root;
     case MCA_PART_UCX_GCOLL_BCAST: return r == a.root;
     }
@@ -189,34 +198,25 @@ __device__ static inline bool gcoll_reads(const mca_part_ucx_gcoll_args_t &a, in
 /* Whether rank r reads this rank's data. */
 __device__ static inline bool gcoll_read_by(const mca_part_ucx_gcoll_args_t &a, int r)
 {
-    if (r == a.me) {
+    if (r == a.me || gcoll_pushed(a)) {
         return false;
     }
     switch (a.kind) {
-    case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH: return false;
-    case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK: return false;
     case MCA_PART_UCX_GCOLL_REDUCE: return r == a.root;
     case MCA_PART_UCX_GCOLL_BCAST: return a.me == a.root;
     }
     return true;
 }
 
-/* Whether this rank's peers store its data into its window (no rank reads
- * another's buffers): its results are final once reduced, and nobody
- * waits for its data to be read. */
-__device__ static inline bool gcoll_pushed(const mca_part_ucx_gcoll_args_t &a)
-{
-    return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a.kind ||
-           MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a.kind;
-}
-
 /* Whether this rank's result of a partition is final only at the end: an
  * in-place one-shot result waits in scratch until the peers have read the
- * contribution it overwrites, a two-shot one for every slice, and a
- * reduce's other ranks have a result only in that their data was read. */
+ * contribution it overwrites, a two-shot one for every slice (unless in
+ * lines: all there at the unit's end), and a reduce's other ranks have a
+ * result only in that their data was read. */
 __device__ static inline bool gcoll_done_late(const mca_part_ucx_gcoll_args_t &a)
 {
-    return NULL != a.scratch || MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind ||
+    return NULL != a.scratch ||
+           (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind && !gcoll_pushed(a)) ||
            (MCA_PART_UCX_GCOLL_REDUCE == a.kind && a.me != a.root);
 }
 
@@ -632,62 +632,209 @@ template <typename T> __device__ static inline uint64_t gcoll_apply8(int op, uin
     return x.v;
 }
 
+/* Lines of `len` bytes: 15 data words (8 bytes) and the flag each. Lane
+ * `sub` (0-7) of a line holds its words 2 sub and 2 sub + 1 (lane 7: word
+ * 14 and the flag). */
+__device__ static inline uint64_t gcoll_lines_of(uint64_t len)
+{
+    return ((len + 7) / 8 + 14) / 15;
+}
+
+/* The lane's 16 bytes of line `line` of the `len` bytes at src. */
+template <typename T>
+__device__ static inline void gcoll_line_words(const char *src, uint64_t len, uint64_t line,
+                                               unsigned sub, uint64_t flag, uint64_t *v0,
+                                               uint64_t *v1)
+{
+    uint64_t w = line * 15 + 2 * sub;
+
+    *v0 = gcoll_word<T>(src, len, w);
+    *v1 = (7 == sub) ? flag : gcoll_word<T>(src, len, w + 1);
+}
+
+/* The lane's data words of line `line` into the `len` bytes at dst. */
+template <typename T>
+__device__ static inline void gcoll_line_out(char *dst, uint64_t len, uint64_t line, unsigned sub,
+                                             uint64_t v0, uint64_t v1)
+{
+    uint64_t w = line * 15 + 2 * sub;
+
+    if (8 * w < len) {
+        gcoll_word_store<T>(dst, len, w, v0);
+        if (7 != sub && 8 * (w + 1) < len) {
+            gcoll_word_store<T>(dst, len, w + 1, v1);
+        }
+    }
+}
+
+/* The lane's 16 bytes of line `line` at p (a peer's window). The caller
+ * rejoins the warp first (__syncwarp): a line is whole only as one store
+ * of its 8 lanes, and a lane that took a cut word's branch could store
+ * apart from the others. */
+__device__ static inline void gcoll_line_put(volatile uint64_t *p, uint64_t line, unsigned sub,
+                                             uint64_t v0, uint64_t v1)
+{
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};"
+                 :: "l"(p + 16 * line + 2 * sub), "l"(v0), "l"(v1) : "memory");
+}
+
+/* The lane's 16 bytes of line `line` (of `lines`) at p (this rank's
+ * window) once the line's flag shows e. Every lane of the warp calls it
+ * with the same trips: the line's 8 loads as one (__syncwarp), and the
+ * warp reloads until every flag it waits for shows e (__any_sync). */
+__device__ static inline void gcoll_line_get(const volatile uint64_t *p, uint64_t line,
+                                             uint64_t lines, unsigned sub, uint64_t e,
+                                             uint64_t *v0, uint64_t *v1)
+{
+    uint64_t x0 = *v0, x1 = *v1;
+    bool wait;
+
+    do {
+        __syncwarp();
+        if (line < lines) {
+            asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                         : "=l"(x0), "=l"(x1) : "l"(p + 16 * line + 2 * sub) : "memory");
+        }
+        wait = line < lines && 7 == sub && x1 != e;
+    } while (__any_sync(0xffffffffu, wait));
+    *v0 = x0;
+    *v1 = x1;
+}
+
 template <typename T>
 __device__ static __noinline__ void gcoll_bulk128(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
                                                   uint64_t off, uint64_t len, uint64_t e)
 {
     const char *own = a.src[a.me] + off;
     char *dst = a.dst[a.me] + off;
-    uint64_t words = (len + 7) / 8, lines = (words + 14) / 15;
-    uint64_t warp = threadIdx.x / 32, warps = blockDim.x / 32, l;
-    unsigned lane = threadIdx.x & 31, sub = lane & 7;
+    uint64_t lines = gcoll_lines_of(len), warp = threadIdx.x / 32, warps = blockDim.x / 32, l;
+    unsigned sub = threadIdx.x & 7;
     int r;
 
     for (l = warp * 4; l < lines; l += warps * 4) {
-        uint64_t line = l + lane / 8, w = line * 15 + 2 * sub, v0 = 0, v1 = e;
+        uint64_t line = l + (threadIdx.x & 31) / 8, v0 = 0, v1 = e;
         if (line < lines) {
-            v0 = gcoll_word<T>(own, len, w);
-            v1 = (7 == sub) ? e : gcoll_word<T>(own, len, w + 1);
+            gcoll_line_words<T>(own, len, line, sub, e, &v0, &v1);
         }
-        /* a line is whole only as one store of its 8 threads: the lanes
-         * that loaded a cut word element by element rejoin first */
         __syncwarp();
         for (r = 0; r < a.n; ++r) {
             if (r != a.me && line < lines) {
-                volatile uint64_t *p = gcoll_lines128(a, r, a.me, e, k) + 16 * line + 2 * sub;
-                asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};"
-                             :: "l"(p), "l"(v0), "l"(v1) : "memory");
+                gcoll_line_put(gcoll_lines128(a, r, a.me, e, k), line, sub, v0, v1);
             }
         }
     }
     for (l = warp * 4; l < lines; l += warps * 4) {
-        uint64_t line = l + lane / 8, w = line * 15 + 2 * sub;
-        uint64_t mine0 = 0, mine1 = 0, acc0 = 0, acc1 = 0;
+        uint64_t line = l + (threadIdx.x & 31) / 8, mine0 = 0, mine1 = 0, acc0 = 0, acc1 = 0;
         if (line < lines) {
-            mine0 = gcoll_word<T>(own, len, w);
-            mine1 = (7 == sub) ? 0 : gcoll_word<T>(own, len, w + 1);
+            gcoll_line_words<T>(own, len, line, sub, 0, &mine0, &mine1);
         }
         for (r = 0; r < a.n; ++r) {
             uint64_t in0 = mine0, in1 = mine1;
             if (r != a.me) {
-                const volatile uint64_t *p = gcoll_lines128(a, a.me, r, e, k) + 16 * line + 2 * sub;
-                bool wait;
-                do {
-                    __syncwarp(); /* the line's 8 loads as one, as its store */
-                    if (line < lines) {
-                        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-                                     : "=l"(in0), "=l"(in1) : "l"(p) : "memory");
-                    }
-                    wait = line < lines && 7 == sub && in1 != e;
-                } while (__any_sync(0xffffffffu, wait));
+                gcoll_line_get(gcoll_lines128(a, a.me, r, e, k), line, lines, sub, e, &in0, &in1);
             }
             acc0 = (0 == r) ? in0 : gcoll_apply8<T>(a.op, acc0, in0);
             acc1 = (0 == r) ? in1 : gcoll_apply8<T>(a.op, acc1, in1);
         }
-        if (line < lines && 8 * w < len) {
-            gcoll_word_store<T>(dst, len, w, acc0);
-            if (7 != sub && 8 * (w + 1) < len) {
-                gcoll_word_store<T>(dst, len, w + 1, acc1);
+        if (line < lines) {
+            gcoll_line_out<T>(dst, len, line, sub, acc0, acc1);
+        }
+    }
+}
+
+/* Two-shot in lines (a.ll128 with MCA_PART_UCX_GCOLL_ALLREDUCE2): NCCL's
+ * reduce-scatter and allgather in LL128 lines, within a unit. Slice s of
+ * the unit (bytes [gcoll_cut(s), gcoll_cut(s + 1)), 16-byte aligned) is
+ * rank s's: every rank pushes its slice s to rank s as lines (phase 0),
+ * rank s waits for them, reduces in rank order with its own, stores the
+ * result and pushes it to every rank as lines (phase 1), and every rank
+ * stores the peers' reduced slices as their lines come. Two one-way trips
+ * and each rank's data once over the links, with no release, no slice or
+ * consumed word and no read of a peer's memory. Windows: lines[2 phases]
+ * [2 epochs][n writers][units][gcoll_slice_lines] at push_off, written
+ * again in epoch e + 2 as the bulk push's. A (slice, line, lane) is the
+ * same thread in every loop, so in place a slice is read before its
+ * result overwrites it. */
+__device__ static inline uint64_t gcoll_cut(const mca_part_ucx_gcoll_args_t &a, uint64_t len,
+                                            int s)
+{
+    return (s >= a.n) ? len : ((uint64_t) s * len / (uint64_t) a.n) & ~(uint64_t) 15;
+}
+
+__device__ static inline volatile uint64_t *gcoll_lines2(const mca_part_ucx_gcoll_args_t &a,
+                                                         int phase, int owner, int writer,
+                                                         uint64_t e, uint64_t k)
+{
+    uint64_t per_slice = gcoll_lines_of(a.unit_bytes / (uint64_t) a.n + 24);
+
+    return (volatile uint64_t *) ((char *) a.win[owner] + a.push_off) +
+           ((((uint64_t) phase * 2 + (e & 1)) * a.n + writer) * a.units + k) * per_slice * 16;
+}
+
+template <typename T>
+__device__ static __noinline__ void gcoll_twoshot128(const mca_part_ucx_gcoll_args_t &a,
+                                                     uint64_t k, uint64_t off, uint64_t len,
+                                                     uint64_t e)
+{
+    uint64_t warp = threadIdx.x / 32, warps = blockDim.x / 32, l, lo, slen, lines;
+    unsigned sub = threadIdx.x & 7;
+    int r, s;
+
+    /* phase 0: this rank's slice s to rank s */
+    for (s = 0; s < a.n; ++s) {
+        lo = gcoll_cut(a, len, s);
+        slen = gcoll_cut(a, len, s + 1) - lo;
+        lines = gcoll_lines_of(slen);
+        for (l = warp * 4; s != a.me && l < lines; l += warps * 4) {
+            uint64_t line = l + (threadIdx.x & 31) / 8, v0 = 0, v1 = e;
+            if (line < lines) {
+                gcoll_line_words<T>(a.src[a.me] + off + lo, slen, line, sub, e, &v0, &v1);
+            }
+            __syncwarp();
+            if (line < lines) {
+                gcoll_line_put(gcoll_lines2(a, 0, s, a.me, e, k), line, sub, v0, v1);
+            }
+        }
+    }
+    /* this rank's slice: reduced, into the result and every peer's lines */
+    lo = gcoll_cut(a, len, a.me);
+    slen = gcoll_cut(a, len, a.me + 1) - lo;
+    lines = gcoll_lines_of(slen);
+    for (l = warp * 4; l < lines; l += warps * 4) {
+        uint64_t line = l + (threadIdx.x & 31) / 8, mine0 = 0, mine1 = 0, acc0 = 0, acc1 = 0;
+        if (line < lines) {
+            gcoll_line_words<T>(a.src[a.me] + off + lo, slen, line, sub, 0, &mine0, &mine1);
+        }
+        for (r = 0; r < a.n; ++r) {
+            uint64_t in0 = mine0, in1 = mine1;
+            if (r != a.me) {
+                gcoll_line_get(gcoll_lines2(a, 0, a.me, r, e, k), line, lines, sub, e, &in0,
+                               &in1);
+            }
+            acc0 = (0 == r) ? in0 : gcoll_apply8<T>(a.op, acc0, in0);
+            acc1 = (0 == r) ? in1 : gcoll_apply8<T>(a.op, acc1, in1);
+        }
+        acc1 = (7 == sub) ? e : acc1;
+        __syncwarp();
+        for (s = 0; s < a.n; ++s) {
+            if (s != a.me && line < lines) {
+                gcoll_line_put(gcoll_lines2(a, 1, s, a.me, e, k), line, sub, acc0, acc1);
+            }
+        }
+        if (line < lines) {
+            gcoll_line_out<T>(a.dst[a.me] + off + lo, slen, line, sub, acc0, acc1);
+        }
+    }
+    /* phase 1: the peers' reduced slices */
+    for (s = 0; s < a.n; ++s) {
+        lo = gcoll_cut(a, len, s);
+        slen = gcoll_cut(a, len, s + 1) - lo;
+        lines = gcoll_lines_of(slen);
+        for (l = warp * 4; s != a.me && l < lines; l += warps * 4) {
+            uint64_t line = l + (threadIdx.x & 31) / 8, v0 = 0, v1 = 0;
+            gcoll_line_get(gcoll_lines2(a, 1, a.me, s, e, k), line, lines, sub, e, &v0, &v1);
+            if (line < lines) {
+                gcoll_line_out<T>(a.dst[a.me] + off + lo, slen, line, sub, v0, v1);
             }
         }
     }
@@ -704,7 +851,9 @@ __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uin
     int r;
 
     if constexpr (Bulk) {
-        if (a.ll128) {
+        if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind) {
+            gcoll_twoshot128<T>(a, k, off, len, e);
+        } else if (a.ll128) {
             gcoll_bulk128<T>(a, k, off, len, e);
         } else {
             gcoll_bulk<T>(a, k, off, len, e);
@@ -871,7 +1020,9 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
                      uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
                      void *stream, int load)
 {
-    bool bulk = MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind;
+    /* the bulk push's kernel also runs two-shot in lines */
+    bool bulk = MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind ||
+                (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind && a->ll128);
     bool reduces = bulk || MCA_PART_UCX_GCOLL_ALLREDUCE == a->kind ||
                    MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind ||
                    MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||

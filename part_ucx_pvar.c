@@ -51,8 +51,9 @@ static const struct {
         "Of the GPU engine's epochs, those of bulk push allreduces (each rank stores its "
         "contribution into every peer's window, then a flag a unit)"},
     [MCA_PART_UCX_PVAR_COLL_GPU_LL128] = {"coll_gpu_ll128_epochs",
-        "Of the bulk push allreduces' epochs, those whose copies went as 128-byte lines with "
-        "the epoch in each (part_ucx_coll_gpu_ll128)"},
+        "Of the bulk push and two-shot allreduces' epochs, those whose data went as 128-byte "
+        "lines with the epoch in each (part_ucx_coll_gpu_ll128_bytes, "
+        "part_ucx_coll_gpu_ll128_twoshot_bytes)"},
 };
 
 static int mca_part_ucx_pvar_read(const mca_base_pvar_t *pvar, void *value, void *obj)

@@ -31,7 +31,10 @@
  *       are on more than one GPU, else (every rank on one GPU) as -G 5;
  *       -G 8: bulk pushed, in 128-byte lines (part_ucx_coll_gpu_ll128_epochs)
  *       where the ranks are on more than one GPU (which NVLink must link),
- *       and not where they share one; -G 9: bulk pushed, never in lines */
+ *       and not where they share one; -G 9: bulk pushed, never in lines;
+ *       -G 10: two-shot, in 128-byte lines where the ranks are on more than
+ *       one GPU (linked by NVLink), not where they share one; -G 11:
+ *       two-shot, never in lines */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -354,6 +357,13 @@ int main(int argc, char **argv)
         T_MPI(MPI_T_pvar_read(session, handle[2], &push));
         T_MPI(MPI_T_pvar_read(session, handle[3], &bulk));
         T_MPI(MPI_T_pvar_read(session, handle[4], &lines));
+        if (engine >= 8 && engine <= 11) {
+            bool want = (8 == engine || 10 == engine) && spans_gpus();
+            T_CHECK(want ? lines == n : 0 == lines,
+                    "%llu of %llu GPU-engine epochs in 128-byte lines, expected %s", lines, n,
+                    want ? "all" : "none");
+            engine = (engine <= 9) ? 6 : 2;
+        }
         T_CHECK(engine ? n > 0 : 0 == n, "%llu epochs on the GPU engine, expected %s", n,
                 engine ? "some" : "none");
         T_CHECK(2 != engine || two == n, "%llu of %llu GPU-engine epochs two-shot, expected all",
@@ -362,13 +372,6 @@ int main(int argc, char **argv)
                 two, n);
         T_CHECK(4 != engine || push == n, "%llu of %llu GPU-engine epochs pushed, expected all",
                 push, n);
-        if (8 == engine || 9 == engine) {
-            bool want = 8 == engine && spans_gpus();
-            T_CHECK(want ? lines == n : 0 == lines,
-                    "%llu of %llu GPU-engine epochs bulk pushed in 128-byte lines, expected %s",
-                    lines, n, want ? "all" : "none");
-            engine = 6;
-        }
         if (7 == engine) {
             engine = spans_gpus() ? 6 : 5;
         }
