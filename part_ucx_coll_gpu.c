@@ -230,13 +230,6 @@ static int mca_part_ucx_gcoll_map(void *addr, size_t len, ucp_mem_h *memh, void 
     return OMPI_SUCCESS;
 }
 
-/* 128-byte lines that carry `len` bytes (15 words of 8 a line), as the
- * kernel counts them (gcoll_lines_of). */
-static size_t mca_part_ucx_gcoll_lines_of(size_t len)
-{
-    return ((len + 7) / 8 + 14) / 15;
-}
-
 /* The window's room past its words for kind `kind` in units of `unit`
  * bytes: two epochs' lines of every writer, 16 bytes for each 8 (push),
  * or two epochs' copies of every writer (bulk push: gcoll_copy_of), or
@@ -246,7 +239,7 @@ static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int 
                                       size_t src_len, size_t unit, bool span)
 {
     size_t units = (src_len + unit - 1) / unit, copy = (src_len + 15) & ~(size_t) 15;
-    size_t lines = units * mca_part_ucx_gcoll_lines_of(unit) * 128;
+    size_t lines = units * MCA_PART_UCX_LINES_OF(unit) * 128;
 
     switch (kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
@@ -257,7 +250,7 @@ static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int 
     case MCA_PART_UCX_GCOLL_ALLREDUCE2:
         return (span && src_len <= p->ll128_twoshot_bytes)
                    ? 2 * 2 * (size_t) n * units *
-                         mca_part_ucx_gcoll_lines_of(unit / (size_t) n + 24) * 128
+                         MCA_PART_UCX_SLICE_LINES(unit, (size_t) n) * 128
                    : 0;
     default:
         return 0;

@@ -106,6 +106,14 @@ typedef enum {
  * where ll128 is set, lines128[2][n][units][ceil(unit_bytes / 120)] of 128
  * bytes ([e % 2][writer][k][l]: 120 bytes of the writer's unit k, then the
  * epoch; NCCL's LL128 lines), at a 128-byte boundary. */
+/* 128-byte lines (15 data words of 8 bytes and the epoch each) that carry
+ * `len` bytes; the lines of a unit of the LL128 bulk push, and of a slice
+ * of two-shot in lines (a slice of a unit on n ranks is at most
+ * unit / n + 16 bytes, cut at 16-byte boundaries). The host sizes the
+ * windows and the kernel indexes them by these. */
+#define MCA_PART_UCX_LINES_OF(len) ((((len) + 7) / 8 + 14) / 15)
+#define MCA_PART_UCX_SLICE_LINES(unit, n) MCA_PART_UCX_LINES_OF((unit) / (n) + 24)
+
 typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt, esize;        /* dt/op: reductions; esize: bytes an element */
     int me, n, root;

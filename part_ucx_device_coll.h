@@ -572,7 +572,7 @@ __device__ static inline volatile uint64_t *gcoll_lines128(const mca_part_ucx_gc
                                                            int owner, int writer, uint64_t e,
                                                            uint64_t k)
 {
-    uint64_t per_unit = (a.unit_bytes / 8 + 14) / 15;
+    uint64_t per_unit = MCA_PART_UCX_LINES_OF(a.unit_bytes);
 
     return (volatile uint64_t *) ((char *) a.win[owner] + a.push_off) +
            (((e & 1) * a.n + writer) * a.units + k) * per_unit * 16;
@@ -637,7 +637,7 @@ template <typename T> __device__ static inline uint64_t gcoll_apply8(int op, uin
  * 14 and the flag). */
 __device__ static inline uint64_t gcoll_lines_of(uint64_t len)
 {
-    return ((len + 7) / 8 + 14) / 15;
+    return MCA_PART_UCX_LINES_OF(len);
 }
 
 /* The lane's 16 bytes of line `line` of the `len` bytes at src. */
@@ -765,7 +765,7 @@ __device__ static inline volatile uint64_t *gcoll_lines2(const mca_part_ucx_gcol
                                                          int phase, int owner, int writer,
                                                          uint64_t e, uint64_t k)
 {
-    uint64_t per_slice = gcoll_lines_of(a.unit_bytes / (uint64_t) a.n + 24);
+    uint64_t per_slice = MCA_PART_UCX_SLICE_LINES(a.unit_bytes, (uint64_t) a.n);
 
     return (volatile uint64_t *) ((char *) a.win[owner] + a.push_off) +
            ((((uint64_t) phase * 2 + (e & 1)) * a.n + writer) * a.units + k) * per_slice * 16;
