@@ -236,6 +236,23 @@ for bench, xlabel, ylabel, fname, logy in (
 if by["limits"]:
     table("node limits", by["limits"], ["component", "value", "unit"])
 
+# The GPU engine's exchange protocols alone (bench/run-lines.sh): us an
+# epoch vs bytes, one panel a protocol, one line a block count
+if by["lines"]:
+    series = defaultdict(lambda: defaultdict(list))
+    for r in by["lines"]:
+        proto, blocks = r["component"].rsplit("-b", 1)
+        series[proto][int(blocks)].append((int(r["param1"]), float(r["value"])))
+    fig, axes = plt.subplots(1, len(series), figsize=(4.5 * len(series), 3.8), sharey=True)
+    for ax, (proto, by_blocks) in zip(axes if len(series) > 1 else [axes], sorted(series.items())):
+        for blocks, pts in sorted(by_blocks.items()):
+            pts.sort()
+            ax.plot(*zip(*pts), marker="o", label=f"{blocks} blocks")
+        style(ax, "bytes an exchange", "us an epoch", proto, True)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(f"{out}/lines.png", dpi=120)
+
 # Stream-ordered epochs (bench/run-stream.sh): goodput vs grid per variant,
 # the half round trips, and stream_table.py's ratios and targets
 if by["stream_goodput"]:

@@ -6,8 +6,9 @@
 #   BENCH_LINES_BYTES=4096,...    bytes an exchange (default 4 KiB-1 MiB)
 #   BENCH_LINES_BLOCKS=1,...      blocks a side (default 1, 4, 16, 32, 64)
 # Writes OUTDIR/results.csv, OUTDIR/tables.txt (us an epoch, one column a
-# block count: bench/label_table.py), machine.txt, and errors.txt where a
-# protocol delivered wrong data (an LL128 line the link tore).
+# block count: bench/label_table.py), OUTDIR/lines.png (bench/plot.py),
+# machine.txt, and errors.txt where a protocol delivered wrong data (an
+# LL128 line the link tore).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tools/env.sh"
@@ -25,5 +26,6 @@ timeout "${BENCH_TIMEOUT:-300}" "$build/b_lines" \
 rc=${PIPESTATUS[0]}
 { echo "exchange of BYTES (the grid column) between two GPUs, us an epoch, one column a block count"
   python3 "$here/bench/label_table.py" "$out/results.csv"; } > "$out/tables.txt"
+python3 "$here/bench/plot.py" "$out/results.csv" "$out" > /dev/null
 cat "$out/tables.txt" "$out/errors.txt"
 exit "$rc"
