@@ -230,6 +230,25 @@ static int mca_part_ucx_gcoll_map(void *addr, size_t len, ucp_mem_h *memh, void 
     return OMPI_SUCCESS;
 }
 
+/* Whether kind `kind` with `bytes` may move in 128-byte lines (ranks
+ * across NVLink, buffers aligned: the bulk push up to
+ * part_ucx_coll_gpu_ll128_bytes, two-shot up to _ll128_twoshot_bytes). */
+static bool mca_part_ucx_gcoll_may_line(const mca_part_ucx_gcoll_params_t *p, int kind,
+                                        uint64_t bytes)
+{
+    return (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == kind && bytes <= p->ll128_bytes) ||
+           (MCA_PART_UCX_GCOLL_ALLREDUCE2 == kind && bytes <= p->ll128_twoshot_bytes);
+}
+
+/* Whether kind `kind` (in lines: `lines`) is pushed: no rank reads a
+ * peer's buffers or ready words (the kernel's gcoll_pushed). */
+static bool mca_part_ucx_gcoll_pushed(int kind, bool lines)
+{
+    return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == kind ||
+           MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == kind ||
+           (MCA_PART_UCX_GCOLL_ALLREDUCE2 == kind && lines);
+}
+
 /* The window's room past its words for kind `kind` in units of `unit`
  * bytes: two epochs' lines of every writer, 16 bytes for each 8 (push),
  * or two epochs' copies of every writer (bulk push: gcoll_copy_of), or
@@ -240,18 +259,16 @@ static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int 
 {
     size_t units = (src_len + unit - 1) / unit, copy = (src_len + 15) & ~(size_t) 15;
     size_t lines = units * MCA_PART_UCX_LINES_OF(unit) * 128;
+    size_t slices = units * MCA_PART_UCX_SLICE_LINES(unit, (size_t) n) * 128;
+    bool lined = span && mca_part_ucx_gcoll_may_line(p, kind, src_len);
 
     switch (kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
         return 2 * (size_t) n * 2 * src_len;
     case MCA_PART_UCX_GCOLL_ALLREDUCE_BULK:
-        return 2 * (size_t) n *
-               ((span && src_len <= p->ll128_bytes) ? mca_part_ucx_gcoll_max(copy, lines) : copy);
+        return 2 * (size_t) n * (lined ? mca_part_ucx_gcoll_max(copy, lines) : copy);
     case MCA_PART_UCX_GCOLL_ALLREDUCE2:
-        return (span && src_len <= p->ll128_twoshot_bytes)
-                   ? 2 * 2 * (size_t) n * units *
-                         MCA_PART_UCX_SLICE_LINES(unit, (size_t) n) * 128
-                   : 0;
+        return lined ? 2 * 2 * (size_t) n * slices : 0;
     default:
         return 0;
     }
@@ -487,10 +504,8 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     /* across GPUs a pushed allreduce (two-shot in lines too) takes more
      * blocks and smaller units (no fence a unit); the other kinds' words
      * cost a release a unit */
-    pushed = MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == kinds[1] ||
-             MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == kinds[1] ||
-             (MCA_PART_UCX_GCOLL_ALLREDUCE2 == kinds[1] &&
-              total <= c->gparams.ll128_twoshot_bytes);
+    pushed = mca_part_ucx_gcoll_pushed(kinds[1],
+                                       mca_part_ucx_gcoll_may_line(&c->gparams, kinds[1], total));
     span_blocks = (unsigned) (pushed ? c->gparams.span_blocks : c->gparams.blocks);
     /* Units for both placements; the window has room for the more
      * numerous ones, and which serve is known once the ranks' GPUs are
@@ -550,10 +565,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         /* LL128 lines (8-byte words of every rank's data) where NVLink
          * links the ranks' GPUs, as every rank sees it: the ranks agree,
          * for a writer's lines and their reader must */
-        if (span && aligned &&
-            ((MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind && total <= c->gparams.ll128_bytes) ||
-             (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind &&
-              total <= c->gparams.ll128_twoshot_bytes))) {
+        if (span && aligned && mca_part_ucx_gcoll_may_line(&c->gparams, a->kind, total)) {
             a->ll128 = mca_part_ucx_gcoll_nvlink(c, all, n);
             rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &a->ll128, 1, MPI_INT, MPI_MIN, comm,
                                               comm->c_coll->coll_allreduce_module);
@@ -799,10 +811,7 @@ bool mca_part_ucx_gcoll_gpu_scope(const mca_part_ucx_coll_t *c)
     /* a push allreduce's peers never read this rank's ready words or data
      * (two-shot in lines: pushed too) */
     return 0 != a->gpu_scope ||
-           ((MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||
-             MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind ||
-             (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind && 0 != a->ll128)) &&
-            0 != a->narrow_fences);
+           (mca_part_ucx_gcoll_pushed(a->kind, 0 != a->ll128) && 0 != a->narrow_fences);
 }
 
 void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)
