@@ -127,6 +127,23 @@ template <typename T> __device__ static inline T gcoll_apply(int op, T a, T b)
     return a;
 }
 
+/* gcoll_apply on each element of two 8-byte words. */
+template <typename T> __device__ static inline uint64_t gcoll_apply8(int op, uint64_t a, uint64_t b)
+{
+    union {
+        uint64_t v;
+        T x[8 / sizeof(T)];
+    } x, y;
+
+    x.v = a;
+    y.v = b;
+#pragma unroll
+    for (int k = 0; k < (int) (8 / sizeof(T)); ++k) {
+        x.x[k] = gcoll_apply<T>(op, x.x[k], y.x[k]);
+    }
+    return x.v;
+}
+
 /* The window's words of rank r. */
 __device__ static inline volatile uint64_t *gcoll_ready(const mca_part_ucx_gcoll_args_t &a, int r)
 {
@@ -463,23 +480,13 @@ __device__ static __noinline__ void gcoll_push(const mca_part_ucx_gcoll_args_t &
         }
     }
     for (i = threadIdx.x; i < lines; i += blockDim.x) {
-        union {
-            uint64_t v;
-            T x[8 / sizeof(T)];
-        } acc, in;
+        uint64_t acc = 0, in;
         for (r = 0; r < a.n; ++r) {
-            in.v = (r == a.me) ? __ldcg(own + i)
-                               : gcoll_line_wait(gcoll_lines(a, a.me, r, e) + first + i, flag);
-            if (0 == r) {
-                acc.v = in.v;
-                continue;
-            }
-#pragma unroll
-            for (int k = 0; k < (int) (8 / sizeof(T)); ++k) {
-                acc.x[k] = gcoll_apply<T>(a.op, acc.x[k], in.x[k]);
-            }
+            in = (r == a.me) ? __ldcg(own + i)
+                             : gcoll_line_wait(gcoll_lines(a, a.me, r, e) + first + i, flag);
+            acc = (0 == r) ? in : gcoll_apply8<T>(a.op, acc, in);
         }
-        dst[i] = acc.v;
+        dst[i] = acc;
     }
 }
 
@@ -614,22 +621,6 @@ __device__ static inline void gcoll_word_store(char *p, uint64_t len, uint64_t w
     for (uint64_t i = 0; 8 * w + i * sizeof(T) < len; ++i) {
         ((T *) (p + 8 * w))[i] = u.x[i];
     }
-}
-
-template <typename T> __device__ static inline uint64_t gcoll_apply8(int op, uint64_t a, uint64_t b)
-{
-    union {
-        uint64_t v;
-        T x[8 / sizeof(T)];
-    } x, y;
-
-    x.v = a;
-    y.v = b;
-#pragma unroll
-    for (int k = 0; k < (int) (8 / sizeof(T)); ++k) {
-        x.x[k] = gcoll_apply<T>(op, x.x[k], y.x[k]);
-    }
-    return x.v;
 }
 
 /* Lines of `len` bytes: 15 data words (8 bytes) and the flag each. Lane
