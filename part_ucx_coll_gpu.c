@@ -439,7 +439,7 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
 {
     mca_part_ucx_gcoll_args_t *a = &g->args;
     volatile uint64_t *words;
-    uint64_t zero = 0;
+    uint64_t zero[2] = {0, 0};
     int rc;
 
     OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
@@ -458,11 +458,12 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
         g->dargs = NULL;
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    a->epoch_dev = (const volatile uint64_t *) (g->dargs + 1);
+    a->epoch_dev = (volatile uint64_t *) (g->dargs + 1);
     a->host_marks = a->epoch_dev + 1;
-    /* the arguments and a zero host marks' word */
+    /* the arguments, and zero epoch and host marks' words (no epoch
+     * completed yet: a counted start takes the host's) */
     if (OMPI_SUCCESS != mca_part_ucx_device_copy_in(g->dargs, a, sizeof(*a)) ||
-        OMPI_SUCCESS != mca_part_ucx_device_copy_in((void *) a->host_marks, &zero,
+        OMPI_SUCCESS != mca_part_ucx_device_copy_in((void *) a->epoch_dev, zero,
                                                     sizeof(zero)) ||
         0 != mca_part_ucx_device_event_get(&g->fork) ||
         0 != mca_part_ucx_device_event_get(&g->join) ||
@@ -736,7 +737,7 @@ int mca_part_ucx_gcoll_join(mca_part_ucx_coll_t *c, void *stream)
 
 volatile uint64_t *mca_part_ucx_gcoll_epoch_word(const mca_part_ucx_coll_t *c)
 {
-    return (volatile uint64_t *) c->gcoll->args.epoch_dev;
+    return c->gcoll->args.epoch_dev;
 }
 
 const volatile uint64_t *mca_part_ucx_gcoll_finished(const mca_part_ucx_coll_t *c)

@@ -502,12 +502,15 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
     return check(cudaGetLastError());
 }
 
-/* A start of its own: one pair, epoch, for every word of st. */
-__global__ void part_start_counted(volatile uint64_t *epoch, part_starts st, int local)
+/* A start of its own: one pair, epoch, for every word of st; the epoch
+ * from `next` (GPU memory) where given, no earlier than `floor`. */
+__global__ void part_start_counted(volatile uint64_t *epoch, part_starts st, int local,
+                                   const volatile uint64_t *next, uint64_t floor)
 {
-    uint64_t e = epoch[1];
+    uint64_t e = (NULL != next) ? *next : epoch[1];
     unsigned i;
 
+    e = (e > floor) ? e : floor;
     epoch[0] = e;
     if (!local) {
         __threadfence_system(); /* the stream's earlier work before the start shows */
@@ -623,7 +626,8 @@ static void preload_kernels(void)
  * epoch[0] follows at the wait: one copy less, and only this process
  * reads it, once the stream has passed the wait. */
 static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsigned n,
-                                    volatile uint64_t *const *addrs, int how)
+                                    volatile uint64_t *const *addrs, int how,
+                                    const volatile uint64_t *next)
 {
     cudaStream_t s = (cudaStream_t) stream;
     part_starts st = {};
@@ -641,7 +645,10 @@ static int dev_stream_start_counted(void *stream, volatile uint64_t *epoch, unsi
         return 0;
     }
     if (how & MCA_PART_UCX_START_KERNEL) {
-        part_start_counted<<<1, 1, 0, s>>>(epoch, st, 0 != (how & MCA_PART_UCX_START_LOCAL));
+        /* the host's epoch[1] now: where `next` was never written, or
+         * is behind epochs whose kernels it does not see */
+        part_start_counted<<<1, 1, 0, s>>>(epoch, st, 0 != (how & MCA_PART_UCX_START_LOCAL), next,
+                                           (NULL != next) ? epoch[1] : 0);
         return check(cudaGetLastError());
     }
     for (i = 0; i < n; ++i) {

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 15
+#define MCA_PART_UCX_DEVICE_ABI 16
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -138,8 +138,10 @@ typedef struct mca_part_ucx_gcoll_args_t {
     char *scratch;                  /* in-place one-shot allreduce: results until read */
     /* GPU memory: a counted epoch (gcoll's epoch 0), which the stream's
      * start writes here too: every block reads it, and reads of host
-     * memory from many blocks queue up */
-    const volatile uint64_t *epoch_dev;
+     * memory from many blocks queue up. The kernel sets it to the epoch
+     * after its own when it completes, for the next counted start to
+     * take (stream_start_counted's `next`). */
+    volatile uint64_t *epoch_dev;
     /* GPU memory: nonzero once the host made a partition ready
      * (MPI_Pready); until then the kernel reads no host_ready word (a read
      * of host memory from a kernel takes about a microsecond, and every
@@ -202,10 +204,16 @@ typedef struct mca_part_ucx_device_ops_t {
      * included: no node of its own. With MCA_PART_UCX_START_LOCAL, only
      * this stream's later work on this GPU reads the start's words (the
      * GPU engine's): a start kernel then needs no system-scope fence, the
-     * kernels' boundaries order it. The wait's `flags` as stream_wait's
-     * (its kernel is always one). */
+     * kernels' boundaries order it. `next` (GPU memory, NULL: none): a
+     * word that also holds the epoch of the next start, once the work
+     * before it completed (the GPU engine's kernel writes it); a start
+     * kernel takes its epoch from there, or from epoch[1] as the host
+     * sees it now where that is later, rather than read host memory at
+     * each replay (about a microsecond on the epoch's critical path).
+     * The wait's `flags` as stream_wait's (its kernel is always one). */
     int (*stream_start_counted)(void *stream, volatile uint64_t *epoch, unsigned n,
-                                volatile uint64_t *const *addrs, int how);
+                                volatile uint64_t *const *addrs, int how,
+                                const volatile uint64_t *next);
     int (*stream_wait_counted)(void *stream, const volatile uint64_t *done,
                                volatile uint64_t *epoch, int flags);
     /* The calling thread works on GPU `device` (its primary context): UCX's

@@ -977,6 +977,10 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
             }
         }
         if (last) {
+            /* the next counted start's epoch (stream_start_counted's
+             * `next`), before the host may see this one finished and
+             * enqueue it */
+            *a.epoch_dev = e + 1;
             gcoll_fence_host(a); /* every block's words (the others' seen through the count) */
             *a.finished = e;
             if (0 == epoch_arg) {

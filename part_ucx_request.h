@@ -76,7 +76,8 @@ typedef struct mca_part_ucx_request_ops_t {
      * to each epoch complete, NULL where this request does not run so;
      * gpu_enqueue: its GPU work of an epoch, after the stream got here
      * (epoch 0: the stream's count, *epoch_word); gpu_epoch_word: a GPU
-     * word a counted start also sets to the epoch, for that work to read;
+     * word a counted start also sets to the epoch, for that work to read,
+     * and which that work sets to the next epoch as it completes;
      * gpu_join: the stream waits for that work. */
     const volatile uint64_t *(*gpu_epochs)(const mca_part_ucx_request_t *req);
     int (*gpu_enqueue)(mca_part_ucx_request_t *req, void *stream, uint64_t epoch,

@@ -145,6 +145,9 @@ typedef struct mca_part_ucx_stream_plan_t {
     /* Kernels on this GPU wait for the start (a receive from a rank that
      * shares the GPU): in a graph, a start that needs no SM. */
     bool start_waited_here;
+    /* A GPU word that holds the next counted start's epoch once the work
+     * before it completed (stream_start_counted's `next`), NULL: none. */
+    const volatile uint64_t *next;
 } mca_part_ucx_stream_plan_t;
 
 static const char *mca_part_ucx_stream_kind(const mca_part_ucx_request_t *req)
@@ -291,7 +294,8 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
             plan->start[plan->n++] = w.epoch_dev;
         }
         if (1 == capturing && NULL != req->ops->gpu_epoch_word) {
-            plan->start[plan->n++] = req->ops->gpu_epoch_word(req); /* the kernel's */
+            /* the kernel's, which it advances as it completes */
+            plan->next = plan->start[plan->n++] = req->ops->gpu_epoch_word(req);
         }
         plan->gpu = true;
         plan->start_implied = true;
@@ -485,7 +489,8 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
         /* the GPU engine's kernel reads the count even where no word takes it */
         rc = (0 == plan->n && !plan->gpu)
                  ? 0 : gpu->stream_start_counted(stream, count, plan->n, plan->start,
-                                                 mca_part_ucx_stream_counted_how(plan));
+                                                 mca_part_ucx_stream_counted_how(plan),
+                                                 plan->next);
     } else if (0 != plan->n) {
         for (i = 0; i < plan->n; ++i) {
             values[i] = (1 == plan->kernels) ? plan->value[i] : e;
