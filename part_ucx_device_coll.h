@@ -361,15 +361,16 @@ __device__ static inline const char *gcoll_src(const mca_part_ucx_gcoll_args_t &
 /* The elements [lo, hi) after byte offset `off` of the partition space:
  * op over the ranks r, in rank order, of their contributions (gcoll_src),
  * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
- * at a time where every address allows it. */
+ * at a time where every address allows it, the elements past the last
+ * whole 16 bytes one at a time. */
 template <typename T, bool Copies = false>
 __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
                                            uint64_t lo, uint64_t hi, char *dst, bool all,
                                            uint64_t e = 0)
 {
     const int V = 16 / sizeof(T);
-    uint64_t base = off + lo * sizeof(T);
-    uintptr_t align = (uintptr_t) base | (uintptr_t) ((hi - lo) * sizeof(T));
+    uint64_t base = off + lo * sizeof(T), n16 = 0;
+    uintptr_t align = (uintptr_t) base;
     int r;
 
     for (r = 0; r < a.n; ++r) {
@@ -377,7 +378,8 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
     }
     if (0 == (align & 15)) {
         /* two chunks a thread: their loads from every rank in flight at once */
-        uint64_t n16 = (hi - lo) / V, b = blockDim.x;
+        uint64_t b = blockDim.x;
+        n16 = (hi - lo) / V;
         for (uint64_t i = threadIdx.x; i < n16; i += 2 * b) {
             bool two = i + b < n16;
             union {
@@ -407,9 +409,8 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
                 }
             }
         }
-        return;
     }
-    for (uint64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    for (uint64_t i = lo + n16 * V + threadIdx.x; i < hi; i += blockDim.x) {
         T acc = __ldcg((const T *) (gcoll_src<Copies>(a, 0, e) + off) + i);
         for (r = 1; r < a.n; ++r) {
             const T *in = (const T *) (gcoll_src<Copies>(a, r, e) + off) + i;
@@ -857,8 +858,11 @@ __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uin
         gcoll_reduce<T>(a, off, 0, count, NULL != a.scratch ? a.scratch : a.dst[a.me], false);
         break;
     case MCA_PART_UCX_GCOLL_ALLREDUCE2:
-        gcoll_reduce<T>(a, off, (uint64_t) a.me * count / a.n, (uint64_t) (a.me + 1) * count / a.n,
-                        NULL, true);
+        /* this rank's slice, cut at 16 bytes as in lines (gcoll_cut):
+         * whole 16-byte loads over the links for every slice but the
+         * last's tail, whatever the number of ranks */
+        gcoll_reduce<T>(a, off, gcoll_cut(a, len, a.me) / sizeof(T),
+                        gcoll_cut(a, len, a.me + 1) / sizeof(T), NULL, true);
         break;
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
         gcoll_push<T>(a, off, len, e);
