@@ -65,6 +65,22 @@
 #define GCOLL_THREADS 512
 static_assert(GCOLL_THREADS >= 64, "gcoll_tell and gcoll_done take a warp each");
 
+/* The trace's stamps (part_ucx_device_trace.h): thread 0 of block 0's,
+ * and the end's, by the block that completes the epoch. */
+#ifdef PART_UCX_GCOLL_TRACE
+#include "part_ucx_device_trace.h"
+#define GCOLL_TRACING 1
+#define GCOLL_STAMP(e, i)                                \
+    do {                                                 \
+        if (0 == threadIdx.x && 0 == blockIdx.x) {       \
+            part_trace_stamp((e), (i));                  \
+        }                                                \
+    } while (0)
+#else
+#define GCOLL_TRACING 0
+#define GCOLL_STAMP(e, i) ((void) 0)
+#endif
+
 /* Between this rank's and the peers' words (and this kernel's blocks). */
 __device__ static inline void gcoll_fence(const mca_part_ucx_gcoll_args_t &a)
 {
@@ -938,6 +954,9 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     __shared__ mca_part_ucx_gcoll_args_t a;
     __shared__ uint64_t epoch;
     uint64_t e, k, off, u0, u1, len;
+#if GCOLL_TRACING
+    unsigned long long entry = part_trace_now();
+#endif
 
     if (0 == threadIdx.x) {
         /* a counted epoch: the start wrote it into GPU memory as well;
@@ -949,20 +968,38 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     }
     __syncthreads();
     e = epoch;
+#if GCOLL_TRACING
+    if (0 == threadIdx.x && 0 == blockIdx.x) {
+        part_trace_stamp_at(e, PART_TRACE_ENTRY, entry);
+    }
+#endif
+    GCOLL_STAMP(e, PART_TRACE_EPOCH);
     for (k = blockIdx.x; k < a.units; k += gridDim.x) {
         len = gcoll_unit(a, k, &off, &u0, &u1);
         if (gcoll_readies(a)) {
             gcoll_own_ready(a, u0, u1, e);
         }
+        if (k == blockIdx.x) {
+            GCOLL_STAMP(e, PART_TRACE_OWN_READY);
+        }
         gcoll_peers_ready(a, u0, u1, e);
         __syncthreads();
+        if (k == blockIdx.x) {
+            GCOLL_STAMP(e, PART_TRACE_PEERS);
+        }
         gcoll_move<T, Bulk>(a, k, off, len, e);
         __syncthreads();
+        if (k == blockIdx.x) {
+            GCOLL_STAMP(e, PART_TRACE_MOVED);
+        }
         gcoll_tell(a, k, e);
         if (!gcoll_done_late(a)) {
             gcoll_done(a, k, e, true);
         }
         __syncthreads(); /* the unit's shared state before the next one */
+        if (k == blockIdx.x) {
+            GCOLL_STAMP(e, PART_TRACE_TOLD);
+        }
     }
     /* a push has no reader to wait for, and its results (never in
      * scratch) are final: no finish step, whose barriers would only
@@ -971,6 +1008,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         gcoll_finish(a, k, e);
     }
     __syncthreads();
+    GCOLL_STAMP(e, PART_TRACE_FINISHED);
     if (0 == threadIdx.x) {
         bool last = (1 == gridDim.x); /* one block: no count to keep */
         if (!last) {
@@ -993,6 +1031,9 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
                 ((volatile uint64_t *) epoch_word)[0] = e;
                 ((volatile uint64_t *) epoch_word)[1] = e + 1;
             }
+#if GCOLL_TRACING
+            part_trace_stamp(e, PART_TRACE_END);
+#endif
         }
     }
 }
@@ -1007,6 +1048,9 @@ static int gcoll_launch(bool bulk, const mca_part_ucx_gcoll_args_t *dev, uint64_
     cudaFuncAttributes attr;
 
     if (load) {
+#if GCOLL_TRACING
+        part_trace_setup();
+#endif
         return check(cudaFuncGetAttributes(&attr, kernel));
     }
     kernel<<<blocks, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch, epoch_word);

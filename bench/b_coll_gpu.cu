@@ -54,6 +54,70 @@ __global__ void compute_at(float *x, int it, const int *ebase, int r)
     x[i] = val(i, r, epoch_at(it, ebase));
 }
 
+/* -DBENCH_TRACE: block 0 of the graph rows' kernels stamps %globaltimer as
+ * it starts and once its MPIX_Pready returned, beside the GPU engine's
+ * trace (-DPART_UCX_GCOLL_TRACE: bench/trace/README.md); host memory,
+ * written at the end to $BENCH_TRACE_FILE.<rank>, "AT seq t0 t1" (ns). */
+#ifdef BENCH_TRACE
+#define TRACE_SLOTS 4096
+struct app_trace {
+    unsigned long long seq, t0, t1;
+};
+static app_trace *trace_host;
+__device__ app_trace *trace_dev;
+__device__ unsigned long long trace_seq;
+
+__device__ static inline unsigned long long trace_now(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ static inline void trace_pready(const int *ebase, unsigned long long t0)
+{
+    if (NULL != ebase && NULL != trace_dev && 0 == blockIdx.x && 0 == threadIdx.x) {
+        unsigned long long s = atomicAdd(&trace_seq, 1ull);
+        app_trace *r = trace_dev + s % TRACE_SLOTS;
+        r->seq = s + 1;
+        r->t0 = t0;
+        r->t1 = trace_now();
+    }
+}
+
+static void trace_setup(void)
+{
+    void *dev = NULL;
+    if (NULL == getenv("BENCH_TRACE_FILE")) return;
+    trace_host = (app_trace *) calloc(TRACE_SLOTS, sizeof(app_trace));
+    CUDA(cudaHostRegister(trace_host, TRACE_SLOTS * sizeof(app_trace), cudaHostRegisterMapped));
+    CUDA(cudaHostGetDevicePointer(&dev, trace_host, 0));
+    CUDA(cudaMemcpyToSymbol(trace_dev, &dev, sizeof(dev)));
+}
+
+static void trace_write(void)
+{
+    char name[512];
+    FILE *f;
+    if (NULL == trace_host) return;
+    CUDA(cudaDeviceSynchronize());
+    snprintf(name, sizeof(name), "%s.%d", getenv("BENCH_TRACE_FILE"), rank);
+    if (NULL == (f = fopen(name, "w"))) return;
+    for (int s = 0; s < TRACE_SLOTS; ++s) {
+        if (0 != trace_host[s].seq) {
+            fprintf(f, "AT %llu %llu %llu\n", trace_host[s].seq, trace_host[s].t0, trace_host[s].t1);
+        }
+    }
+    fclose(f);
+}
+#define TRACE_NOW() trace_now()
+#else
+#define TRACE_NOW() 0ull
+#define trace_pready(ebase, t0) ((void) (t0))
+#define trace_setup() ((void) 0)
+#define trace_write() ((void) 0)
+#endif
+
 /* -DBENCH_PREADY=block|warp|thread: an explicit aggregation level instead
  * of the automatic one (every block here lies in one partition). */
 #ifndef BENCH_PREADY
@@ -64,9 +128,11 @@ __global__ void compute_at(float *x, int it, const int *ebase, int r)
 __global__ void compute_pready(float *x, int it, const int *ebase, int r, int bpp,
                                MPIX_Prequest preq)
 {
+    unsigned long long t0 = TRACE_NOW();
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, epoch_at(it, ebase));
     BENCH_PREADY(blockIdx.x / bpp, preq);
+    trace_pready(ebase, t0);
 }
 
 /* The graph rows: epoch(k, ebase), k = 1..K (graph_epochs()), captured
@@ -316,6 +382,7 @@ int main(int argc, char **argv)
     if (getenv("BENCH_LABEL")) label = getenv("BENCH_LABEL");
     cudaStream_t s;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    trace_setup();
     if (argc >= 3 && 0 == strcmp(argv[1], "allreduce")) {
 #ifdef HAVE_NCCL
         void *nccl = example_nccl_init("b_coll_gpu");
@@ -328,6 +395,7 @@ int main(int argc, char **argv)
     } else if (0 == rank) {
         fprintf(stderr, "usage: b_coll_gpu allreduce GRIDS | overhead\n");
     }
+    trace_write();
     CUDA(cudaStreamDestroy(s));
     MPI_Finalize();
     return 0;

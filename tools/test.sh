@@ -287,6 +287,23 @@ check_component_warnings() {
     rm -rf "$copy" "$copy.log"
 }
 
+# The GPU engine's trace (part_ucx_device_trace.h, bench/trace/), which no
+# install builds, still compiles without warnings, and so does the
+# benchmark's side of it (b_coll_gpu.cu -DBENCH_TRACE).
+check_device_trace() {
+    [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
+    [ "$have_nvcc" = yes ] || { echo "no nvcc"; return 1; }
+    local out
+    out=$("$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -shared \
+              -Xcompiler -fPIC,-Wall,-Wextra -DPART_UCX_GCOLL_TRACE -I"$PART_UCX_SRC" \
+              -o "$BUILD/traced.so" "$PART_UCX_SRC/part_ucx_device.cu" 2>&1) &&
+        out=$("$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -Werror all-warnings \
+                  -ccbin "$(command -v mpicxx)" -DBENCH_TRACE \
+                  -isystem "${PART_UCX_UCX_PREFIX:-$PREFIX}/include" -c -o "$BUILD/traced.o" \
+                  "$PART_UCX_SRC/bench/b_coll_gpu.cu" 2>&1) || { echo "$out"; return 1; }
+    rm -f "$BUILD/traced.so" "$BUILD/traced.o"
+}
+
 # The layers of the component call only downward (tools/check-layers.sh
 # lists them), read from the objects of the component as built.
 check_layers() {
@@ -306,6 +323,7 @@ if [ "$suite" = cpu ]; then
     run_check build:libmpi-exports-mpix check_libmpi_deps
     run_check build:man-pages check_man_pages
     run_check build:component-warnings check_component_warnings
+    run_check build:device-trace check_device_trace
     run_check build:layers check_layers
 fi
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Where the GPU engine's epochs spend their time, on a GPU node:
+#   bench/trace/run.sh OUTDIR NP GRIDS [mpirun options]
+# with an install's environment (tools/env.sh or a bundle's env.sh).
+# Builds the device plugin with -DPART_UCX_GCOLL_TRACE and b_coll_gpu
+# with -DBENCH_TRACE, puts the traced plugin in the install's place for
+# the runs (the installed one back at the end), runs `b_coll_gpu allreduce
+# G` for each grid G (BENCH_NO_TRADITIONAL) and writes, per grid and rank,
+# the traces (OUTDIR/gG/gt.R, at.R), the rows (rows.csv) and the phases
+# (phases-rR.txt, bench/trace/gcoll_trace.py). Both traces stamp host
+# memory and the traced kernels take more registers: compare the phases
+# with each other, not the rows with untraced ones.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+[ $# -ge 3 ] || { sed -n '2,3p' "$0" >&2; exit 2; }
+out=$1 np=$2 grids=$3
+shift 3
+cuda=${CUDA_HOME:-/usr/local/cuda}
+plugin=$(dirname "$(dirname "$(command -v mpicc)")")/lib/openmpi/part_ucx_device.so
+[ -e "$plugin" ] || { echo "no device plugin at $plugin" >&2; exit 1; }
+. "$here/bench/common.sh"
+bench_nccl
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+"$cuda/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -shared -Xcompiler -fPIC -DPART_UCX_GCOLL_TRACE \
+    -I"$here" -o "$out/traced.so" "$here/part_ucx_device.cu"
+bench_cuda_build "$here/bench/b_coll_gpu.cu" "$out/b_coll_gpu" -DBENCH_TRACE $nccl -- $ncclibs
+cp "$plugin" "$out/installed.so"
+trap 'cp "$out/installed.so" "$plugin"' EXIT
+cp "$out/traced.so" "$plugin"
+IFS=, read -ra list <<<"$grids"
+for g in "${list[@]}"; do
+    d=$out/g$g
+    mkdir -p "$d"
+    BENCH_NO_TRADITIONAL=1 PART_UCX_GCOLL_TRACE_FILE=$d/gt BENCH_TRACE_FILE=$d/at \
+        mpirun -np "$np" --bind-to none --mca part ucx -x BENCH_NO_TRADITIONAL \
+        -x PART_UCX_GCOLL_TRACE_FILE -x BENCH_TRACE_FILE "$@" "$out/b_coll_gpu" allreduce "$g" |
+        tr -d '\000' | grep -a '^gallreduce' > "$d/rows.csv" || echo "trace: grid $g failed" >&2
+    for ((r = 0; r < np; ++r)); do
+        python3 "$here/bench/trace/gcoll_trace.py" "$d/gt.$r" "$d/at.$r" > "$d/phases-r$r.txt" 2>&1 || true
+    done
+    echo "== grid $g, rank 0"; cat "$d/phases-r0.txt"
+done
