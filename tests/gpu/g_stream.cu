@@ -44,6 +44,13 @@
  *         checks that its graph has at most 2K + 3 nodes (two an epoch;
  *         the graph's first start, one kernel or a copy a word, and the
  *         final kernel)
+ *   -H N  with -R and -g or -G (not -j): after every N launches of the
+ *         graph, the host synchronises the stream, completes the enqueued
+ *         epochs (MPI_Waitall) and runs one epoch itself (MPI_Startall, the
+ *         same kernels, MPI_Waitall), then advances the graph's counter
+ *         past it: the graph's later replays must take the epochs after
+ *         the host's, which the host's count at the capture does not
+ *         know (epochs the graph's launches cannot fill run on the host)
  *   -a    the receiver's check kernel comes before MPIX_Wait_enqueue and
  *         first polls MPIX_Parrived for each partition (from epoch 2)
  *   -m send|recv  that side uses host MPI_Start / MPI_Wait (the sender
@@ -371,6 +378,21 @@ static void host_epoch(side *s, int e, bool poll, bool probe)
     CUDA(cudaStreamSynchronize(s->cs));
 }
 
+/* -H: a collective's epoch e started and completed by the host, the
+ * kernels as an enqueued epoch's. */
+static void host_coll_epoch(side *s, int e)
+{
+    T_MPI(MPI_Startall(s->nreq, s->req));
+    contribute<<<s->parts, s->threads, 0, s->cs>>>(s->buf, s->d.h[0], s->n, s->level, s->rank, e,
+                                                   NULL);
+    CUDA(cudaGetLastError());
+    T_MPI(MPI_Waitall(s->nreq, s->req, MPI_STATUSES_IGNORE));
+    check<<<check_grid(s), 256, 0, s->cs>>>(s->rbuf, s->d, s->parts, s->n, s->size, e, NULL, 0,
+                                            s->c);
+    CUDA(cudaGetLastError());
+    CUDA(cudaStreamSynchronize(s->cs));
+}
+
 /* Calls on requests that cannot be enqueued, before any epoch. */
 static void probe_requests(side *s)
 {
@@ -393,7 +415,7 @@ int main(int argc, char **argv)
 {
     int epochs = 1000, aggregate = 0, expect_copy = 0, graph = 0, errors = 0, serialized = 0;
     int per_graph = 1;
-    int kernels = 0, joined = 0;
+    int kernels = 0, joined = 0, host_every = 0, launches = 0;
     int opt, size, provided;
     const char *copy = NULL, *mixed = NULL, *level_name = "auto", *scope = NULL;
     side s;
@@ -402,7 +424,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jam:x2RSKV:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSKV:")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -425,6 +447,7 @@ int main(int argc, char **argv)
         case 'K': kernels = 1; break;
         case 'V': t_mca_odd_ranks(optarg); break;
         case 'j': joined = 1; break;
+        case 'H': host_every = atoi(optarg); break;
         default: return 2;
         }
     }
@@ -439,6 +462,7 @@ int main(int argc, char **argv)
         epochs < 1 || s.level < 0 || (2 == s.nreq && s.parts % 2) || s.delay_us < 0 ||
         -2 == host_side || (graph && (mixed || errors)) || per_graph < 1 ||
         (epochs - 1) % per_graph || (errors && mixed) || (joined && !graph) ||
+        host_every < 0 || (host_every && (!graph || !s.coll || joined)) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy))) ||
@@ -475,7 +499,10 @@ int main(int argc, char **argv)
     }
     char name[160];
     char gname[32] = "";
-    if (graph) snprintf(gname, sizeof(gname), " -G %d%s", per_graph, joined ? " -j" : "");
+    if (graph) {
+        snprintf(gname, sizeof(gname), " -G %d%s%s", per_graph, joined ? " -j" : "",
+                 host_every ? " -H" : "");
+    }
     snprintf(name, sizeof(name), "g_stream (-p %d -n %ld -l %s%s -c %s -e %d%s%s%s%s%s%s%s%s%s)",
              s.parts, s.n, level_name, aggregate ? " -A" : "", copy ? copy : "auto", epochs,
              s.delay_us ? " -d" : "", gname, s.poll ? " -a" : "",
@@ -616,9 +643,23 @@ int main(int argc, char **argv)
                 CUDA(cudaGraphInstantiate(&exec, g, 0));
                 CUDA(cudaGraphDestroy(g));
             }
-            if (NULL != exec) {
+            if (NULL != exec && e + per_graph - 1 > epochs) {
+                /* (-H) fewer epochs left than the graph has */
+                CUDA(cudaStreamSynchronize(s.cs));
+                T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
+                host_coll_epoch(&s, e);
+                advance<<<1, 1, 0, s.cs>>>(s.counter, 1);
+                CUDA(cudaGetLastError());
+            } else if (NULL != exec) {
                 CUDA(cudaGraphLaunch(exec, s.cs));
                 e += per_graph - 1; /* the graph's epochs */
+                if (host_every && 0 == ++launches % host_every && e < epochs) {
+                    CUDA(cudaStreamSynchronize(s.cs));
+                    T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
+                    host_coll_epoch(&s, ++e);
+                    advance<<<1, 1, 0, s.cs>>>(s.counter, 1);
+                    CUDA(cudaGetLastError());
+                }
             } else {
                 enqueue_epoch(&s, e, graph && !joined, poll, errors && 1 == e);
             }
