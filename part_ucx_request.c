@@ -447,10 +447,13 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
             first_error = (OMPI_SUCCESS == first_error) ? MPI_ERR_REQUEST : first_error;
             continue;
         }
-        if (req->enqueued) {
+        if (NULL != req->stream_epoch) {
             /* after stream-ordered epochs (complete: the request is not
-             * active): a graph's replays counted epochs the host never saw */
+             * active): a graph's replays counted epochs the host never
+             * saw, also where the host started the epochs before them */
             req->epoch = (*req->stream_epoch > req->epoch) ? *req->stream_epoch : req->epoch;
+        }
+        if (req->enqueued) {
             req->enqueued = false;
             req->stream_done = NULL;
             OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
@@ -458,6 +461,14 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
             OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
         }
         rc = mca_part_ucx_request_begin(req);
+        if (NULL != req->stream_words.addr) {
+            /* a graph captured before counts on from this epoch: its
+             * starts take the next one (stream_start_counted's pair) */
+            volatile uint64_t *words = req->stream_words.addr;
+
+            words[MCA_PART_UCX_STREAM_COUNT] = req->epoch;
+            words[MCA_PART_UCX_STREAM_NEXT] = req->epoch + 1;
+        }
         if (req->proc_null) {
             /* MPI_PROC_NULL: complete at once with the empty status. */
             mca_part_ucx_request_complete(req);
