@@ -44,7 +44,7 @@
  *         checks that its graph has at most 2K + 3 nodes (two an epoch;
  *         the graph's first start, one kernel or a copy a word, and the
  *         final kernel)
- *   -H N  with -R and -g or -G (not -j): after every N launches of the
+ *   -H N  with -g or -G (not -j, -K): after every N launches of the
  *         graph, the host synchronises the stream, completes the enqueued
  *         epochs (MPI_Waitall) and runs one epoch itself (MPI_Startall, the
  *         same kernels, MPI_Waitall), then advances the graph's counter
@@ -462,7 +462,7 @@ int main(int argc, char **argv)
         epochs < 1 || s.level < 0 || (2 == s.nreq && s.parts % 2) || s.delay_us < 0 ||
         -2 == host_side || (graph && (mixed || errors)) || per_graph < 1 ||
         (epochs - 1) % per_graph || (errors && mixed) || (joined && !graph) ||
-        host_every < 0 || (host_every && (!graph || !s.coll || joined)) ||
+        host_every < 0 || (host_every && (!graph || joined || kernels)) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy))) ||
@@ -647,7 +647,7 @@ int main(int argc, char **argv)
                 /* (-H) fewer epochs left than the graph has */
                 CUDA(cudaStreamSynchronize(s.cs));
                 T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
-                host_coll_epoch(&s, e);
+                s.coll ? host_coll_epoch(&s, e) : host_epoch(&s, e, false, false);
                 advance<<<1, 1, 0, s.cs>>>(s.counter, 1);
                 CUDA(cudaGetLastError());
             } else if (NULL != exec) {
@@ -656,7 +656,8 @@ int main(int argc, char **argv)
                 if (host_every && 0 == ++launches % host_every && e < epochs) {
                     CUDA(cudaStreamSynchronize(s.cs));
                     T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
-                    host_coll_epoch(&s, ++e);
+                    ++e;
+                    s.coll ? host_coll_epoch(&s, e) : host_epoch(&s, e, false, false);
                     advance<<<1, 1, 0, s.cs>>>(s.counter, 1);
                     CUDA(cudaGetLastError());
                 }
