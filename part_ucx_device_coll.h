@@ -476,16 +476,15 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
     const int V = 16 / sizeof(T);
     uint64_t base = off + lo * sizeof(T), n16 = 0;
     uintptr_t align = (uintptr_t) base;
-    int r;
-
     bool registers;
+    int r;
 
     for (r = 0; r < a.n; ++r) {
         align |= (uintptr_t) gcoll_src<Copies>(a, r, e) | (uintptr_t) (all ? a.dst[r] : dst);
     }
     registers = 0 == (align & 15);
-    /* staged: elements of 4 and 8 bytes (the 1- and 2-byte types' element
-     * loops would spill at the kernel's register bound) */
+    /* staged: elements of 4 bytes (with the other sizes' element loops
+     * the kernel spills at its register bound) */
     if constexpr (!Copies && 4 == sizeof(T)) {
         if (registers && a.staged) {
             n16 = (hi - lo) / V;

@@ -131,15 +131,22 @@ check_cuda_objects() {
 # The GPU benchmarks run only on a GPU node, from their run scripts: compile
 # them here (object files, with the flags those scripts use), so that a
 # change of an API they call shows in CI and not on the next GPU run.
+# A benchmark's CUDA source compiled as bench/common.sh builds it: SRC to
+# OBJ, with FLAGS... added.
+bench_nvcc() {
+    local src=$1 obj=$2
+    shift 2
+    "$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" \
+        -isystem "${PART_UCX_UCX_PREFIX:-$PREFIX}/include" "$@" -c -o "$obj" "$src"
+}
+
 check_bench_compile() {
     [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
     [ "$have_nvcc" = yes ] || { echo "no nvcc"; return 1; }
     local src failed=() log=$BUILD/bench-compile.log
     : > "$log"
     for src in "$PART_UCX_SRC"/bench/*.cu; do
-        "$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -ccbin "$(command -v mpicxx)" \
-            -isystem "${PART_UCX_UCX_PREFIX:-$PREFIX}/include" -c -o "$BUILD/bench.o" "$src" \
-            >> "$log" 2>&1 || failed+=("$(basename "$src")")
+        bench_nvcc "$src" "$BUILD/bench.o" >> "$log" 2>&1 || failed+=("$(basename "$src")")
     done
     rm -f "$BUILD/bench.o"
     [ ${#failed[@]} -eq 0 ] || { echo "did not compile: ${failed[*]} (see $log)"; return 1; }
@@ -297,10 +304,8 @@ check_device_trace() {
     out=$("$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -shared \
               -Xcompiler -fPIC,-Wall,-Wextra -DPART_UCX_GCOLL_TRACE -I"$PART_UCX_SRC" \
               -o "$BUILD/traced.so" "$PART_UCX_SRC/part_ucx_device.cu" 2>&1) &&
-        out=$("$CUDA_HOME/bin/nvcc" -O2 -std=c++17 -arch=sm_90 -Werror all-warnings \
-                  -ccbin "$(command -v mpicxx)" -DBENCH_TRACE \
-                  -isystem "${PART_UCX_UCX_PREFIX:-$PREFIX}/include" -c -o "$BUILD/traced.o" \
-                  "$PART_UCX_SRC/bench/b_coll_gpu.cu" 2>&1) || { echo "$out"; return 1; }
+        out=$(bench_nvcc "$PART_UCX_SRC/bench/b_coll_gpu.cu" "$BUILD/traced.o" \
+                  -Werror all-warnings -DBENCH_TRACE 2>&1) || { echo "$out"; return 1; }
     rm -f "$BUILD/traced.so" "$BUILD/traced.o"
 }
 

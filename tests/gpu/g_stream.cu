@@ -393,6 +393,18 @@ static void host_coll_epoch(side *s, int e)
     CUDA(cudaStreamSynchronize(s->cs));
 }
 
+/* -H: epoch e run by the host between a graph's replays, once they are
+ * complete (MPI_Waitall sees them), and the graph's counter moved past
+ * it. */
+static void host_epoch_between(side *s, int e)
+{
+    CUDA(cudaStreamSynchronize(s->cs));
+    T_MPI(MPI_Waitall(s->nreq, s->req, MPI_STATUSES_IGNORE));
+    s->coll ? host_coll_epoch(s, e) : host_epoch(s, e, false, false);
+    advance<<<1, 1, 0, s->cs>>>(s->counter, 1);
+    CUDA(cudaGetLastError());
+}
+
 /* Calls on requests that cannot be enqueued, before any epoch. */
 static void probe_requests(side *s)
 {
@@ -644,22 +656,12 @@ int main(int argc, char **argv)
                 CUDA(cudaGraphDestroy(g));
             }
             if (NULL != exec && e + per_graph - 1 > epochs) {
-                /* (-H) fewer epochs left than the graph has */
-                CUDA(cudaStreamSynchronize(s.cs));
-                T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
-                s.coll ? host_coll_epoch(&s, e) : host_epoch(&s, e, false, false);
-                advance<<<1, 1, 0, s.cs>>>(s.counter, 1);
-                CUDA(cudaGetLastError());
+                host_epoch_between(&s, e); /* (-H) fewer epochs left than the graph has */
             } else if (NULL != exec) {
                 CUDA(cudaGraphLaunch(exec, s.cs));
                 e += per_graph - 1; /* the graph's epochs */
                 if (host_every && 0 == ++launches % host_every && e < epochs) {
-                    CUDA(cudaStreamSynchronize(s.cs));
-                    T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
-                    ++e;
-                    s.coll ? host_coll_epoch(&s, e) : host_epoch(&s, e, false, false);
-                    advance<<<1, 1, 0, s.cs>>>(s.counter, 1);
-                    CUDA(cudaGetLastError());
+                    host_epoch_between(&s, ++e);
                 }
             } else {
                 enqueue_epoch(&s, e, graph && !joined, poll, errors && 1 == e);
