@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 17
+#define MCA_PART_UCX_DEVICE_ABI 18
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -119,7 +119,7 @@ typedef enum {
 #define MCA_PART_UCX_SLICE_LINES(unit, n) MCA_PART_UCX_LINES_OF((unit) / (n) + 24)
 
 typedef struct mca_part_ucx_gcoll_args_t {
-    int kind, op, dt, esize;        /* dt/op: reductions; esize: bytes an element */
+    int kind, op, dt;               /* dt/op: reductions */
     int me, n, root;
     int gpu_scope;                  /* 1: every rank on this GPU (GPU-scope fences suffice) */
     /* 1: fences no wider than the words' readers need (part_ucx_device_coll.h) */
