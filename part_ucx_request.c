@@ -453,13 +453,13 @@ int mca_part_ucx_start(size_t count, ompi_request_t **requests)
              * saw, also where the host started the epochs before them */
             req->epoch = (*req->stream_epoch > req->epoch) ? *req->stream_epoch : req->epoch;
         }
-        if (req->enqueued) {
-            req->enqueued = false;
-            req->stream_done = NULL;
-            OPAL_THREAD_LOCK(&mca_part_ucx_module.lock);
-            mca_part_ucx_request_drive_off(req);
-            OPAL_THREAD_UNLOCK(&mca_part_ucx_module.lock);
-        }
+        /* A request whose epochs the host ran in stream order stays on
+         * the driven list (its state is idle: the last such epoch is
+         * complete): a graph captured before may replay starts after this
+         * epoch, which the progress thread must see (their start words
+         * pass this epoch only then). */
+        req->enqueued = false;
+        req->stream_done = NULL;
         rc = mca_part_ucx_request_begin(req);
         if (NULL != req->stream_words.addr) {
             /* a graph captured before counts on from this epoch: its
