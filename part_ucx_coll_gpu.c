@@ -175,6 +175,7 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->ll128_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_ll128_bytes, 0);
     p->span_blocks = mca_part_ucx_gcoll_least(m->coll_gpu_span_blocks, 1);
     p->ll128_twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_ll128_twoshot_bytes, 0);
+    p->twoshot_push = mca_part_ucx_gcoll_least(m->coll_gpu_twoshot_push, 0);
 }
 
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
@@ -210,9 +211,12 @@ int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int 
     }
     /* Two-shot: each rank moves 2 (n - 1) / n of the data, and the ranks
      * together read and write less than one-shot's n reads of everything:
-     * on two ranks too, where each reads half instead of all of it. */
+     * on two ranks too, where each reads half instead of all of it. Its
+     * slices pushed (part_ucx_coll_gpu_twoshot_push) where lines do not
+     * serve (part_ucx_coll_gpu_ll128_twoshot_bytes). */
     if (two > 0 && bytes >= two) {
-        return MCA_PART_UCX_GCOLL_ALLREDUCE2;
+        return (p->twoshot_push >= (span ? 1u : 2u) && bytes > p->ll128_twoshot_bytes)
+                   ? MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK : MCA_PART_UCX_GCOLL_ALLREDUCE2;
     }
     return kind;
 }
@@ -246,6 +250,7 @@ static bool mca_part_ucx_gcoll_pushed(int kind, bool lines)
 {
     return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == kind ||
            MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == kind ||
+           MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK == kind ||
            (MCA_PART_UCX_GCOLL_ALLREDUCE2 == kind && lines);
 }
 
@@ -253,7 +258,8 @@ static bool mca_part_ucx_gcoll_pushed(int kind, bool lines)
  * bytes: two epochs' lines of every writer, 16 bytes for each 8 (push),
  * or two epochs' copies of every writer (bulk push: gcoll_copy_of), or
  * where lines may serve (across GPUs: span), their 128-byte lines if more
- * (gcoll_lines128); two-shot in lines: two phases' (gcoll_lines2). */
+ * (gcoll_lines128); two-shot in lines: two phases' (gcoll_lines2);
+ * bulk-pushed two-shot: two epochs' slots of every writer (gcoll_slot). */
 static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
                                       size_t src_len, size_t unit, bool span)
 {
@@ -269,6 +275,8 @@ static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int 
         return 2 * (size_t) n * (lined ? mca_part_ucx_gcoll_max(copy, lines) : copy);
     case MCA_PART_UCX_GCOLL_ALLREDUCE2:
         return lined ? 2 * 2 * (size_t) n * slices : 0;
+    case MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK:
+        return 2 * (size_t) n * units * MCA_PART_UCX_SLICE_BYTES(unit, (size_t) n);
     default:
         return 0;
     }
@@ -671,13 +679,16 @@ void mca_part_ucx_gcoll_release(mca_part_ucx_coll_t *c)
 static void mca_part_ucx_gcoll_count(const mca_part_ucx_gcoll_t *g)
 {
     mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_EPOCHS, 1);
-    if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == g->args.kind) {
+    /* a bulk-pushed two-shot counts as both */
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == g->args.kind ||
+        MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK == g->args.kind) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_TWOSHOT, 1);
     }
     if (MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == g->args.kind) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_PUSH, 1);
     }
-    if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == g->args.kind) {
+    if (MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == g->args.kind ||
+        MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK == g->args.kind) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_BULK, 1);
     }
     if (0 != g->args.ll128) {

@@ -297,6 +297,15 @@ static int mca_part_ucx_component_register(void)
         "of a peer's memory (0: never)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_ll128_twoshot_bytes);
+    mca_part_ucx_var("coll_gpu_twoshot_push",
+        "GPU engine: a two-shot allreduce not in lines moves its slices by stores alone: "
+        "each rank copies slice s of its contribution into rank s's window, with one flag a "
+        "unit after it, and rank s stores the reduced slice into every rank's result, so "
+        "that no rank loads from another's memory (a load over NVLink waits a round trip, "
+        "stores stream). 0: the slices are read from the peers' buffers; 1: pushed where the "
+        "ranks are on more than one GPU; 2: also where every rank shares one GPU",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_twoshot_push);
     mca_part_ucx_var("coll_gpu_scope_fences",
         "GPU engine: fences no wider than the words' readers: where every rank runs on one "
         "GPU (CUDA MPS), GPU scope between the ranks' words and in the kernels' MPIX_Pready; "

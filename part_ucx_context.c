@@ -70,6 +70,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .coll_gpu_bulk_one_gpu = false,
         .coll_gpu_ll128_bytes = 512 << 10,
         .coll_gpu_ll128_twoshot_bytes = 0,
+        .coll_gpu_twoshot_push = 0,
         .coll_gpu_scope_fences = true,
         .coll_gpu_staged_loads = false,
         .device_gpu_scope_fences = true,

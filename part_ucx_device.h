@@ -84,7 +84,10 @@ typedef enum {
     MCA_PART_UCX_GCOLL_ALLGATHER,
     MCA_PART_UCX_GCOLL_ALLTOALL,
     MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH, /* one-shot, pushed with the flag in the data */
-    MCA_PART_UCX_GCOLL_ALLREDUCE_BULK  /* one-shot, pushed whole, a flag a unit */
+    MCA_PART_UCX_GCOLL_ALLREDUCE_BULK, /* one-shot, pushed whole, a flag a unit */
+    /* two-shot, each slice pushed whole to its reducer and each reduced
+     * slice to every rank, a flag a slice */
+    MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK
 } mca_part_ucx_gcoll_kind_t;
 
 /* The kernel's work is cut into units of unit_bytes (the last one may be
@@ -105,7 +108,11 @@ typedef enum {
  * of the writer's last copy of unit k into this rank's window instead; or,
  * where ll128 is set, lines128[2][n][units][ceil(unit_bytes / 120)] of 128
  * bytes ([e % 2][writer][k][l]: 120 bytes of the writer's unit k, then the
- * epoch; NCCL's LL128 lines), at a 128-byte boundary. */
+ * epoch; NCCL's LL128 lines), at a 128-byte boundary; bulk-pushed
+ * two-shot: slots[2][n][units] of MCA_PART_UCX_SLICE_BYTES ([e % 2][writer]
+ * [k]: the writer's slice of unit k that this rank reduces), consumed
+ * [writer][k] the epoch of the writer's last slot of k here and slices
+ * [writer][k] that of its reduced slice of k in this rank's result. */
 /* 128-byte lines (15 data words of 8 bytes and the epoch each) that carry
  * `len` bytes; the lines of a unit of the LL128 bulk push, and of a slice
  * of two-shot in lines (a slice of a unit on n ranks is at most
@@ -117,6 +124,9 @@ typedef enum {
 #define MCA_PART_UCX_GCOLL_STAGE_SLOTS 4
 #define MCA_PART_UCX_GCOLL_STAGE_BYTES (MCA_PART_UCX_GCOLL_STAGE_SLOTS * 16 * 512)
 #define MCA_PART_UCX_SLICE_LINES(unit, n) MCA_PART_UCX_LINES_OF((unit) / (n) + 24)
+/* A bulk-pushed two-shot slice's slot: a slice of a unit on n ranks is at
+ * most unit / n + 16 bytes (cut at 16-byte boundaries). */
+#define MCA_PART_UCX_SLICE_BYTES(unit, n) ((((unit) / (n)) + 31) & ~(uint64_t) 15)
 
 typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt;               /* dt/op: reductions */

@@ -214,6 +214,7 @@ __device__ static inline bool gcoll_pushed(const mca_part_ucx_gcoll_args_t &a)
 {
     return MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a.kind ||
            MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a.kind ||
+           MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK == a.kind ||
            (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind && a.ll128);
 }
 
@@ -367,13 +368,36 @@ __device__ static inline char *gcoll_copy_of(const mca_part_ucx_gcoll_args_t &a,
     return (char *) a.win[owner] + a.push_off + ((e & 1) * a.n + writer) * bytes;
 }
 
-/* Rank r's contribution: its buffer, or (Copies: a bulk push of epoch e)
- * its copy in this rank's window. */
-template <bool Copies>
+/* Where gcoll_reduce finds rank r's contribution: its buffer; a bulk
+ * push's copy of epoch e in this rank's window; or where the block's
+ * gcoll_src_table says (a bulk-pushed two-shot's slots, gcoll_slot:
+ * computed in its reduction's loops, their addresses spilled). */
+enum { GCOLL_SRC_BUFFERS, GCOLL_SRC_COPIES, GCOLL_SRC_TABLE };
+
+/* Rank r's contribution, addressed as its buffer is (+ the byte offset in
+ * the partition space), for GCOLL_SRC_TABLE. */
+__shared__ const char *gcoll_src_table[MCA_PART_UCX_GCOLL_MAX_RANKS];
+
+/* Bulk-pushed two-shot: the writer's slot of unit k in the owner's window
+ * (epoch e). */
+__device__ static inline char *gcoll_slot(const mca_part_ucx_gcoll_args_t &a, int owner,
+                                          int writer, uint64_t e, uint64_t k)
+{
+    return (char *) a.win[owner] + a.push_off +
+           (((e & 1) * a.n + writer) * a.units + k) *
+               MCA_PART_UCX_SLICE_BYTES(a.unit_bytes, (uint64_t) a.n);
+}
+
+/* Rank r's contribution, addressed as its buffer is (+ the byte offset in
+ * the partition space). */
+template <int Src>
 __device__ static inline const char *gcoll_src(const mca_part_ucx_gcoll_args_t &a, int r,
                                                uint64_t e)
 {
-    return (Copies && r != a.me) ? gcoll_copy_of(a, a.me, r, e) : a.src[r];
+    if (GCOLL_SRC_TABLE == Src) {
+        return gcoll_src_table[r];
+    }
+    return (GCOLL_SRC_COPIES == Src && r != a.me) ? gcoll_copy_of(a, a.me, r, e) : a.src[r];
 }
 
 /* One 16-byte chunk from global (a peer's, over NVLink) into a shared
@@ -468,7 +492,7 @@ __device__ static inline void gcoll_reduce_staged(const mca_part_ucx_gcoll_args_
  * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
  * at a time where every address allows it, the elements past the last
  * whole 16 bytes one at a time. */
-template <typename T, bool Copies = false>
+template <typename T, int Src = GCOLL_SRC_BUFFERS>
 __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
                                            uint64_t lo, uint64_t hi, char *dst, bool all,
                                            uint64_t e = 0)
@@ -480,12 +504,12 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
     int r;
 
     for (r = 0; r < a.n; ++r) {
-        align |= (uintptr_t) gcoll_src<Copies>(a, r, e) | (uintptr_t) (all ? a.dst[r] : dst);
+        align |= (uintptr_t) gcoll_src<Src>(a, r, e) | (uintptr_t) (all ? a.dst[r] : dst);
     }
     registers = 0 == (align & 15);
     /* staged: elements of 4 bytes (with the other sizes' element loops
      * the kernel spills at its register bound) */
-    if constexpr (!Copies && 4 == sizeof(T)) {
+    if constexpr (GCOLL_SRC_BUFFERS == Src && 4 == sizeof(T)) {
         if (registers && a.staged) {
             n16 = (hi - lo) / V;
             gcoll_reduce_staged<T>(a, base, n16, dst, all);
@@ -502,14 +526,14 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
                 uint4 v;
                 T x[V];
             } acc[2], in[2];
-            acc[0].v = __ldcg((const uint4 *) (gcoll_src<Copies>(a, 0, e) + base) + i);
+            acc[0].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i);
             if (two) {
-                acc[1].v = __ldcg((const uint4 *) (gcoll_src<Copies>(a, 0, e) + base) + i + b);
+                acc[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i + b);
             }
             for (r = 1; r < a.n; ++r) {
-                in[0].v = __ldcg((const uint4 *) (gcoll_src<Copies>(a, r, e) + base) + i);
+                in[0].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i);
                 if (two) {
-                    in[1].v = __ldcg((const uint4 *) (gcoll_src<Copies>(a, r, e) + base) + i + b);
+                    in[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i + b);
                 }
 #pragma unroll
                 for (int k = 0; k < V; ++k) {
@@ -527,9 +551,9 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
         }
     }
     for (uint64_t i = lo + n16 * V + threadIdx.x; i < hi; i += blockDim.x) {
-        T acc = __ldcg((const T *) (gcoll_src<Copies>(a, 0, e) + off) + i);
+        T acc = __ldcg((const T *) (gcoll_src<Src>(a, 0, e) + off) + i);
         for (r = 1; r < a.n; ++r) {
-            const T *in = (const T *) (gcoll_src<Copies>(a, r, e) + off) + i;
+            const T *in = (const T *) (gcoll_src<Src>(a, r, e) + off) + i;
             acc = gcoll_apply<T>(a.op, acc, __ldcg(in));
         }
         for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
@@ -677,7 +701,7 @@ __device__ static inline void gcoll_bulk(const mca_part_ucx_gcoll_args_t &a, uin
         }
     }
     __syncthreads();
-    gcoll_reduce<T, true>(a, off, 0, len / sizeof(T), a.dst[a.me], false, e);
+    gcoll_reduce<T, GCOLL_SRC_COPIES>(a, off, 0, len / sizeof(T), a.dst[a.me], false, e);
 }
 
 /* LL128 bulk push (a.ll128: every pair of the ranks' GPUs linked by
@@ -948,17 +972,82 @@ __device__ static __noinline__ void gcoll_twoshot128(const mca_part_ucx_gcoll_ar
     }
 }
 
-/* Step 3: move `len` bytes at `off` (unit k) of epoch e. A bulk push
- * has a kernel of its own (Bulk): in one kernel with the others its loops
- * would take registers the others' loops then spill. */
-template <typename T, bool Bulk>
+/* Bulk-pushed two-shot (MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK): the flagged
+ * two-shot's slices (gcoll_cut), moved by stores alone. Every rank copies
+ * its slice s of unit k into rank s's slot for it and, after a release,
+ * sets its flag (consumed); rank s waits for the peers' flags, reduces in
+ * rank order its own slice and the slots (all in its GPU's memory),
+ * stores the result into every rank's result and, after a release, sets
+ * its slices flag there; every rank then waits for the peers' reduced
+ * slices. Each rank's data crosses the links once each way, as in the
+ * pulled two-shot, but no load waits on a peer's memory: stores over
+ * NVLink stream where a thread's loads from it wait a round trip each.
+ * The slots of epoch e are written again only in epoch e + 2, as the bulk
+ * push's copies (gcoll_bulk). In place, a rank's slice s is copied out
+ * before rank s, which waited for that copy, stores its result over it. */
+template <typename T>
+__device__ static inline void gcoll_twoshot_bulk(const mca_part_ucx_gcoll_args_t &a,
+                                                       uint64_t k, uint64_t off, uint64_t len,
+                                                       uint64_t e)
+{
+    int r = (int) threadIdx.x, s;
+
+    for (s = 0; s < a.n; ++s) {
+        if (s != a.me) {
+            uint64_t lo = gcoll_cut(a, len, s);
+            gcoll_copy(gcoll_slot(a, s, a.me, e, k), a.src[a.me] + off + lo,
+                       gcoll_cut(a, len, s + 1) - lo);
+        }
+    }
+    __syncthreads();
+    if (r < a.n && r != a.me) {
+        /* the block's copy into r's slot (cumulative after the barrier),
+         * then the flag; then r's slot here */
+        gcoll_fence(a);
+        *gcoll_bulk_flag(a, r, a.me, k) = e;
+        while (gcoll_acquire(a.gpu_scope, gcoll_bulk_flag(a, a.me, r, k)) < e) {
+            gcoll_nap();
+        }
+    }
+    if (r < a.n) {
+        /* the slots hold this rank's slice from their start */
+        uint64_t base = off + gcoll_cut(a, len, a.me);
+        gcoll_src_table[r] = (r == a.me) ? a.src[r] : gcoll_slot(a, a.me, r, e, k) - base;
+    }
+    __syncthreads();
+    gcoll_reduce<T, GCOLL_SRC_TABLE>(a, off, gcoll_cut(a, len, a.me) / sizeof(T),
+                                     gcoll_cut(a, len, a.me + 1) / sizeof(T), NULL, true, e);
+    __syncthreads();
+    if (r < a.n && r != a.me) {
+        /* the block's slice of r's result, then the flag; then r's slice
+         * of this rank's result */
+        gcoll_fence(a);
+        *gcoll_slices(a, r, a.me, k) = e;
+        while (gcoll_acquire(a.gpu_scope, gcoll_slices(a, a.me, r, k)) < e) {
+            gcoll_nap();
+        }
+    }
+}
+
+/* The engine's kernels: a bulk push (and two-shot in lines) has a kernel
+ * of its own, and a bulk-pushed two-shot another: in one kernel with the
+ * others their loops would take registers the others' loops then spill
+ * (the kernel's register bound is shared by the functions it calls). */
+enum { GCOLL_KERNEL_PULL, GCOLL_KERNEL_BULK, GCOLL_KERNEL_SLICES };
+
+/* Step 3: move `len` bytes at `off` (unit k) of epoch e. */
+template <typename T, int Kernel>
 __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
                                          uint64_t off, uint64_t len, uint64_t e)
 {
     uint64_t count = len / sizeof(T);
     int r;
 
-    if constexpr (Bulk) {
+    if constexpr (GCOLL_KERNEL_SLICES == Kernel) {
+        gcoll_twoshot_bulk<T>(a, k, off, len, e);
+        return;
+    }
+    if constexpr (GCOLL_KERNEL_BULK == Kernel) {
         if (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a.kind) {
             gcoll_twoshot128<T>(a, k, off, len, e);
         } else if (a.ll128) {
@@ -1046,7 +1135,7 @@ __device__ static inline void gcoll_finish(const mca_part_ucx_gcoll_args_t &a, u
  * which is resident while the application's kernel still runs, then
  * leaves room on its SM for a block of 1024 threads at 32 registers; at
  * one, it would take a whole SM from that kernel. */
-template <typename T, bool Bulk>
+template <typename T, int Kernel>
 __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     part_gcoll(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
                const volatile uint64_t *epoch_word)
@@ -1087,7 +1176,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_PEERS);
         }
-        gcoll_move<T, Bulk>(a, k, off, len, e);
+        gcoll_move<T, Kernel>(a, k, off, len, e);
         __syncthreads();
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_MOVED);
@@ -1139,12 +1228,14 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
 }
 
 template <typename T>
-static int gcoll_launch(bool bulk, const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
+static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
                         const volatile uint64_t *epoch_word, unsigned blocks, size_t smem,
                         void *stream, int load)
 {
     void (*kernel)(const mca_part_ucx_gcoll_args_t *, uint64_t, const volatile uint64_t *) =
-        bulk ? part_gcoll<T, true> : part_gcoll<T, false>;
+        (GCOLL_KERNEL_SLICES == which) ? part_gcoll<T, GCOLL_KERNEL_SLICES>
+        : (GCOLL_KERNEL_BULK == which) ? part_gcoll<T, GCOLL_KERNEL_BULK>
+                                       : part_gcoll<T, GCOLL_KERNEL_PULL>;
     cudaFuncAttributes attr;
 
     if (load) {
@@ -1165,7 +1256,10 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
 {
     /* the bulk push's kernel also runs two-shot in lines */
     bool bulk = MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind ||
+                MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK == a->kind ||
                 (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind && a->ll128);
+    int which = (MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK == a->kind) ? GCOLL_KERNEL_SLICES
+                : bulk ? GCOLL_KERNEL_BULK : GCOLL_KERNEL_PULL;
     bool reduces = bulk || MCA_PART_UCX_GCOLL_ALLREDUCE == a->kind ||
                    MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind ||
                    MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||
@@ -1176,7 +1270,7 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
 
     /* the kernel of element type T (a value of it says which) */
     auto launch = [&](auto zero) {
-        return gcoll_launch<decltype(zero)>(bulk, dev, epoch, epoch_word, blocks, smem, stream,
+        return gcoll_launch<decltype(zero)>(which, dev, epoch, epoch_word, blocks, smem, stream,
                                             load);
     };
 

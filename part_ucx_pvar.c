@@ -49,7 +49,8 @@ static const struct {
         "contribution into every peer's window, the epoch in every 8 bytes)"},
     [MCA_PART_UCX_PVAR_COLL_GPU_BULK] = {"coll_gpu_bulk_epochs",
         "Of the GPU engine's epochs, those of bulk push allreduces (each rank stores its "
-        "contribution into every peer's window, then a flag a unit)"},
+        "contribution into every peer's window, then a flag a unit), bulk-pushed two-shot "
+        "ones included (part_ucx_coll_gpu_twoshot_push)"},
     [MCA_PART_UCX_PVAR_COLL_GPU_LL128] = {"coll_gpu_ll128_epochs",
         "Of the bulk push and two-shot allreduces' epochs, those whose data went as 128-byte "
         "lines with the epoch in each (part_ucx_coll_gpu_ll128_bytes, "

@@ -36,7 +36,12 @@
  *       one GPU (linked by NVLink), not where they share one; -G 11:
  *       two-shot, never in lines; -G 12: two-shot with staged loads
  *       (every epoch in part_ucx_coll_gpu_staged_epochs); -G 13: one-shot
- *       pulled, staged; -G 14: on the GPU engine, never staged */
+ *       pulled, staged; -G 14: on the GPU engine, never staged; -G 15:
+ *       two-shot with its slices pushed (every epoch counted in the
+ *       two-shot and the bulk counters); -G 16: two-shot, its slices pushed
+ *       where the ranks are on more than one GPU, pulled where they share
+ *       one (part_ucx_coll_gpu_twoshot_push 1); -G 17: two-shot, its
+ *       slices pulled (none bulk pushed) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -366,6 +371,13 @@ int main(int argc, char **argv)
                     "%llu of %llu GPU-engine epochs staged, expected %s", staged, n,
                     14 == engine ? "none" : "all");
             engine = (12 == engine) ? 2 : (13 == engine) ? 5 : 1;
+        }
+        if (engine >= 15 && engine <= 17) {
+            bool want = 15 == engine || (16 == engine && spans_gpus());
+            T_CHECK(two == n && (want ? bulk == n : 0 == bulk),
+                    "%llu two-shot and %llu bulk pushed of %llu GPU-engine epochs, expected "
+                    "all two-shot and %s bulk pushed", two, bulk, n, want ? "all" : "none");
+            engine = 2;
         }
         if (engine >= 8 && engine <= 11) {
             bool want = (8 == engine || 10 == engine) && spans_gpus();
