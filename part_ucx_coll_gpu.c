@@ -601,15 +601,6 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
                                                                  &g->scratch_dev);
             a->scratch = scratch;
         }
-        /* staged reductions (part_ucx_coll_gpu_staged_loads): the kinds
-         * that reduce the peers' buffers, elements of 4 bytes (the
-         * kernel stages no other size) */
-        a->staged = mca_part_ucx_module.params.coll_gpu_staged_loads &&
-                    (MCA_PART_UCX_GCOLL_ALLREDUCE == a->kind ||
-                     MCA_PART_UCX_GCOLL_REDUCE == a->kind ||
-                     (MCA_PART_UCX_GCOLL_ALLREDUCE2 == a->kind && 0 == a->ll128)) &&
-                    (MCA_PART_UCX_DT_FLOAT == a->dt || MCA_PART_UCX_DT_INT32 == a->dt ||
-                     MCA_PART_UCX_DT_UINT32 == a->dt);
         ok = ok && OMPI_SUCCESS == mca_part_ucx_gcoll_finish_setup(c, g);
         /* every rank ready, or none uses it */
         rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm,
@@ -693,9 +684,6 @@ static void mca_part_ucx_gcoll_count(const mca_part_ucx_gcoll_t *g)
     }
     if (0 != g->args.ll128) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_LL128, 1);
-    }
-    if (0 != g->args.staged) {
-        mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_STAGED, 1);
     }
 }
 
@@ -847,10 +835,9 @@ void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)
         ready += (a->host_ready[u] >= epoch);
         done += (a->done[u] >= epoch);
     }
-    mca_part_ucx_dump_line("  GPU engine: kind %d%s%s, %llu units, %u blocks; finished %" PRIu64
+    mca_part_ucx_dump_line("  GPU engine: kind %d%s, %llu units, %u blocks; finished %" PRIu64
                            "; host-readied %zu, done %zu of %llu partitions", a->kind,
-                           a->ll128 ? " (ll128)" : "", a->staged ? " (staged)" : "",
-                           (unsigned long long) a->units,
+                           a->ll128 ? " (ll128)" : "", (unsigned long long) a->units,
                            c->gcoll->blocks, *a->finished, ready,
                            done, (unsigned long long) a->user_parts);
 }

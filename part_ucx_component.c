@@ -314,14 +314,6 @@ static int mca_part_ucx_component_register(void)
         "always",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_scope_fences);
-    mca_part_ucx_var("coll_gpu_staged_loads",
-        "GPU engine: reductions that read the peers' buffers (one-shot, two-shot, reduce) "
-        "of 4-byte elements load up to four ranks' chunks at once into the kernel's shared "
-        "memory (cp.async, 32 KiB a block) and then reduce them, instead of one rank's at a "
-        "time into registers, which costs a round trip per rank; off until measured "
-        "(each process its own)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL,
-        &c->coll_gpu_staged_loads);
     mca_part_ucx_var("join_bytes_gpu",
         "part_ucx_join_bytes for GPU data",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,

@@ -72,7 +72,6 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .coll_gpu_ll128_twoshot_bytes = 0,
         .coll_gpu_twoshot_push = 0,
         .coll_gpu_scope_fences = true,
-        .coll_gpu_staged_loads = false,
         .device_gpu_scope_fences = true,
     },
 };

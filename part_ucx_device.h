@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 18
+#define MCA_PART_UCX_DEVICE_ABI 19
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -119,10 +119,6 @@ typedef enum {
  * unit / n + 16 bytes, cut at 16-byte boundaries). The host sizes the
  * windows and the kernel indexes them by these. */
 #define MCA_PART_UCX_LINES_OF(len) ((((len) + 7) / 8 + 14) / 15)
-/* Staged reductions (args.staged): 16-byte slots a thread, and the
- * kernel's shared memory for them at its 512 threads a block. */
-#define MCA_PART_UCX_GCOLL_STAGE_SLOTS 4
-#define MCA_PART_UCX_GCOLL_STAGE_BYTES (MCA_PART_UCX_GCOLL_STAGE_SLOTS * 16 * 512)
 #define MCA_PART_UCX_SLICE_LINES(unit, n) MCA_PART_UCX_LINES_OF((unit) / (n) + 24)
 /* A bulk-pushed two-shot slice's slot: a slice of a unit on n ranks is at
  * most unit / n + 16 bytes (cut at 16-byte boundaries). */
@@ -138,11 +134,6 @@ typedef struct mca_part_ucx_gcoll_args_t {
      * (every pair of the ranks' GPUs linked by NVLink, which delivers a
      * warp's 128-byte store whole), instead of a release and a flag a unit */
     int ll128;
-    /* 1: reductions of the peers' buffers (one-shot, two-shot, reduce)
-     * stage several ranks' 16-byte chunks at once in the kernel's shared
-     * memory (cp.async, MCA_PART_UCX_GCOLL_STAGE_BYTES of it) rather than
-     * load one rank's at a time into registers */
-    int staged;
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */

@@ -64,8 +64,6 @@
 
 #define GCOLL_THREADS 512
 static_assert(GCOLL_THREADS >= 64, "gcoll_tell and gcoll_done take a warp each");
-static_assert(MCA_PART_UCX_GCOLL_STAGE_BYTES == MCA_PART_UCX_GCOLL_STAGE_SLOTS * 16 * GCOLL_THREADS,
-              "the staged reductions' shared memory is sized for GCOLL_THREADS");
 
 /* The trace's stamps (part_ucx_device_trace.h): thread 0 of block 0's,
  * and the end's, by the block that completes the epoch. */
@@ -400,93 +398,6 @@ __device__ static inline const char *gcoll_src(const mca_part_ucx_gcoll_args_t &
     return (GCOLL_SRC_COPIES == Src && r != a.me) ? gcoll_copy_of(a, a.me, r, e) : a.src[r];
 }
 
-/* One 16-byte chunk from global (a peer's, over NVLink) into a shared
- * memory slot, asynchronously (cp.async: no register holds it while it
- * is in flight), and the wait for the calling thread's chunks. */
-__device__ static inline void gcoll_stage(uint4 *slot, const uint4 *src)
-{
-#if __CUDA_ARCH__ >= 800
-    unsigned s = (unsigned) __cvta_generic_to_shared(slot);
-
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(src) : "memory");
-#else
-    *slot = __ldcg(src);
-#endif
-}
-
-__device__ static inline void gcoll_stage_wait(void)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
-#endif
-}
-
-/* gcoll_reduce's 16-byte chunks [0, n16) after byte `base`, staged
- * (a.staged): a round loads the chunks of several ranks at once into the
- * thread's MCA_PART_UCX_GCOLL_STAGE_SLOTS slots of the kernel's shared
- * memory (two chunks each of two ranks, or one chunk each of up to four),
- * waits once, and reduces them in rank order. Loaded into registers one
- * rank at a time instead, each rank costs a round trip (a microsecond over
- * NVLink), and holding more ranks' chunks in registers spills at the
- * kernel's register bound. A thread reads only its own slots. */
-template <typename T>
-__device__ static inline void gcoll_reduce_staged(const mca_part_ucx_gcoll_args_t &a,
-                                                  uint64_t base, uint64_t n16, char *dst,
-                                                  bool all)
-{
-    extern __shared__ uint4 gcoll_stage_mem[];
-    const int V = 16 / sizeof(T), S = MCA_PART_UCX_GCOLL_STAGE_SLOTS;
-    const int chunks = (a.n <= S / 2) ? 2 : 1, group = S / chunks;
-    const unsigned b = blockDim.x, t = threadIdx.x; /* slot s: gcoll_stage_mem[s * b + t] */
-    int r, r0, g, c;
-
-    for (uint64_t i = t; i < n16; i += chunks * b) {
-        union {
-            uint4 v;
-            T x[V];
-        } acc[2], in;
-        bool has[2] = {true, 2 == chunks && i + b < n16};
-        for (r0 = 0; r0 < a.n; r0 += group) {
-            for (g = 0; g < group && r0 + g < a.n; ++g) {
-                const uint4 *s = (const uint4 *) (a.src[r0 + g] + base) + i;
-#pragma unroll
-                for (c = 0; c < 2; ++c) {
-                    if (has[c]) {
-                        gcoll_stage(&gcoll_stage_mem[(g * chunks + c) * b + t], s + c * b);
-                    }
-                }
-            }
-            gcoll_stage_wait();
-            for (g = 0; g < group && r0 + g < a.n; ++g) {
-#pragma unroll
-                for (c = 0; c < 2; ++c) {
-                    if (!has[c]) {
-                        continue;
-                    }
-                    in.v = gcoll_stage_mem[(g * chunks + c) * b + t];
-                    if (0 == r0 + g) {
-                        acc[c] = in;
-                        continue;
-                    }
-#pragma unroll
-                    for (int k = 0; k < V; ++k) {
-                        acc[c].x[k] = gcoll_apply<T>(a.op, acc[c].x[k], in.x[k]);
-                    }
-                }
-            }
-        }
-        for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
-            uint4 *d = (uint4 *) ((all ? a.dst[r] : dst) + base) + i;
-#pragma unroll
-            for (c = 0; c < 2; ++c) {
-                if (has[c]) {
-                    d[c * b] = acc[c].v;
-                }
-            }
-        }
-    }
-}
-
 /* The elements [lo, hi) after byte offset `off` of the partition space:
  * op over the ranks r, in rank order, of their contributions (gcoll_src),
  * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
@@ -500,23 +411,12 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
     const int V = 16 / sizeof(T);
     uint64_t base = off + lo * sizeof(T), n16 = 0;
     uintptr_t align = (uintptr_t) base;
-    bool registers;
     int r;
 
     for (r = 0; r < a.n; ++r) {
         align |= (uintptr_t) gcoll_src<Src>(a, r, e) | (uintptr_t) (all ? a.dst[r] : dst);
     }
-    registers = 0 == (align & 15);
-    /* staged: elements of 4 bytes (with the other sizes' element loops
-     * the kernel spills at its register bound) */
-    if constexpr (GCOLL_SRC_BUFFERS == Src && 4 == sizeof(T)) {
-        if (registers && a.staged) {
-            n16 = (hi - lo) / V;
-            gcoll_reduce_staged<T>(a, base, n16, dst, all);
-            registers = false;
-        }
-    }
-    if (registers) {
+    if (0 == (align & 15)) {
         /* two chunks a thread, one rank's at a time */
         uint64_t b = blockDim.x;
         n16 = (hi - lo) / V;
@@ -1229,8 +1129,8 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
 
 template <typename T>
 static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
-                        const volatile uint64_t *epoch_word, unsigned blocks, size_t smem,
-                        void *stream, int load)
+                        const volatile uint64_t *epoch_word, unsigned blocks, void *stream,
+                        int load)
 {
     void (*kernel)(const mca_part_ucx_gcoll_args_t *, uint64_t, const volatile uint64_t *) =
         (GCOLL_KERNEL_SLICES == which) ? part_gcoll<T, GCOLL_KERNEL_SLICES>
@@ -1244,7 +1144,7 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
 #endif
         return check(cudaFuncGetAttributes(&attr, kernel));
     }
-    kernel<<<blocks, GCOLL_THREADS, smem, (cudaStream_t) stream>>>(dev, epoch, epoch_word);
+    kernel<<<blocks, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch, epoch_word);
     return check(cudaGetLastError());
 }
 
@@ -1265,13 +1165,9 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
                    MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH == a->kind ||
                    MCA_PART_UCX_GCOLL_REDUCE == a->kind;
 
-    /* staged reductions: their slots (the bulk push's kernel has none) */
-    size_t smem = (a->staged && !bulk) ? MCA_PART_UCX_GCOLL_STAGE_BYTES : 0;
-
     /* the kernel of element type T (a value of it says which) */
     auto launch = [&](auto zero) {
-        return gcoll_launch<decltype(zero)>(which, dev, epoch, epoch_word, blocks, smem, stream,
-                                            load);
+        return gcoll_launch<decltype(zero)>(which, dev, epoch, epoch_word, blocks, stream, load);
     };
 
     if (!reduces) {

@@ -55,10 +55,6 @@ static const struct {
         "Of the bulk push and two-shot allreduces' epochs, those whose data went as 128-byte "
         "lines with the epoch in each (part_ucx_coll_gpu_ll128_bytes, "
         "part_ucx_coll_gpu_ll128_twoshot_bytes)"},
-    [MCA_PART_UCX_PVAR_COLL_GPU_STAGED] = {"coll_gpu_staged_epochs",
-        "Of the GPU engine's epochs, those of collectives whose reductions stage several "
-        "ranks' loads in shared memory where the buffers are 16-byte aligned "
-        "(part_ucx_coll_gpu_staged_loads)"},
 };
 
 static int mca_part_ucx_pvar_read(const mca_base_pvar_t *pvar, void *value, void *obj)

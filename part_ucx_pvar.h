@@ -35,7 +35,6 @@ typedef enum {
     MCA_PART_UCX_PVAR_COLL_GPU_PUSH,    /* ... of them push allreduces */
     MCA_PART_UCX_PVAR_COLL_GPU_BULK,    /* ... of them bulk push allreduces */
     MCA_PART_UCX_PVAR_COLL_GPU_LL128,   /* ... bulk push or two-shot in 128-byte lines */
-    MCA_PART_UCX_PVAR_COLL_GPU_STAGED,  /* ... reductions with staged loads */
     MCA_PART_UCX_PVAR_COUNT
 } mca_part_ucx_pvar_t;
 

@@ -34,14 +34,11 @@
  *       and not where they share one; -G 9: bulk pushed, never in lines;
  *       -G 10: two-shot, in 128-byte lines where the ranks are on more than
  *       one GPU (linked by NVLink), not where they share one; -G 11:
- *       two-shot, never in lines; -G 12: two-shot with staged loads
- *       (every epoch in part_ucx_coll_gpu_staged_epochs); -G 13: one-shot
- *       pulled, staged; -G 14: on the GPU engine, never staged; -G 15:
- *       two-shot with its slices pushed (every epoch counted in the
- *       two-shot and the bulk counters); -G 16: two-shot, its slices pushed
- *       where the ranks are on more than one GPU, pulled where they share
- *       one (part_ucx_coll_gpu_twoshot_push 1); -G 17: two-shot, its
- *       slices pulled (none bulk pushed) */
+ *       two-shot, never in lines; -G 12: two-shot with its slices pushed
+ *       (every epoch counted in the two-shot and the bulk counters); -G 13:
+ *       two-shot, its slices pushed where the ranks are on more than one
+ *       GPU, pulled where they share one (part_ucx_coll_gpu_twoshot_push
+ *       1); -G 14: two-shot, its slices pulled (none bulk pushed) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -294,16 +291,15 @@ static int spans_gpus(void)
 }
 
 /* The GPU engine's epoch counters (all, two-shot, push, bulk push, bulk
- * push in lines, staged), from now on. */
-enum { GPU_COUNTERS = 6 };
+ * push in lines), from now on. */
+enum { GPU_COUNTERS = 5 };
 static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *handle)
 {
     static const char *const names[GPU_COUNTERS] = {"part_ucx_coll_gpu_epochs",
                                                     "part_ucx_coll_gpu_twoshot_epochs",
                                                     "part_ucx_coll_gpu_push_epochs",
                                                     "part_ucx_coll_gpu_bulk_epochs",
-                                                    "part_ucx_coll_gpu_ll128_epochs",
-                                                    "part_ucx_coll_gpu_staged_epochs"};
+                                                    "part_ucx_coll_gpu_ll128_epochs"};
     int provided, index, n = 0;
 
     T_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
@@ -359,21 +355,14 @@ int main(int argc, char **argv)
     if (dbl) run<double>(o, MPI_DOUBLE);
     else run<int>(o, MPI_INT);
     if (engine >= 0) {
-        unsigned long long n = 0, two = 0, push = 0, bulk = 0, lines = 0, staged = 0;
+        unsigned long long n = 0, two = 0, push = 0, bulk = 0, lines = 0;
         T_MPI(MPI_T_pvar_read(session, handle[0], &n));
         T_MPI(MPI_T_pvar_read(session, handle[1], &two));
         T_MPI(MPI_T_pvar_read(session, handle[2], &push));
         T_MPI(MPI_T_pvar_read(session, handle[3], &bulk));
         T_MPI(MPI_T_pvar_read(session, handle[4], &lines));
-        T_MPI(MPI_T_pvar_read(session, handle[5], &staged));
         if (engine >= 12 && engine <= 14) {
-            T_CHECK(14 == engine ? 0 == staged : staged == n,
-                    "%llu of %llu GPU-engine epochs staged, expected %s", staged, n,
-                    14 == engine ? "none" : "all");
-            engine = (12 == engine) ? 2 : (13 == engine) ? 5 : 1;
-        }
-        if (engine >= 15 && engine <= 17) {
-            bool want = 15 == engine || (16 == engine && spans_gpus());
+            bool want = 12 == engine || (13 == engine && spans_gpus());
             T_CHECK(two == n && (want ? bulk == n : 0 == bulk),
                     "%llu two-shot and %llu bulk pushed of %llu GPU-engine epochs, expected "
                     "all two-shot and %s bulk pushed", two, bulk, n, want ? "all" : "none");
