@@ -356,6 +356,28 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
     }
 }
 
+/* The user partitions [*first, *last) whose done words wait for the end of
+ * this block (none: an empty range): those of its last unit, where each
+ * of them lies within that unit (no count: no other block writes any of
+ * their results). They then follow the fence the block's end takes anyway,
+ * not one of their own: a fence waits for the block's stores to land,
+ * peers' too, and small epochs wait for their blocks' ends. */
+__device__ static inline void gcoll_deferred(const mca_part_ucx_gcoll_args_t &a, uint64_t *first,
+                                             uint64_t *last)
+{
+    uint64_t k = blockIdx.x + (a.units - 1 - blockIdx.x) / gridDim.x * gridDim.x, off, u0, u1;
+
+    *first = *last = 0;
+    if (blockIdx.x >= a.units || gcoll_done_late(a)) {
+        return;
+    }
+    (void) gcoll_unit(a, k, &off, &u0, &u1);
+    if (u0 * a.user_bytes / a.unit_bytes == k && ((u1 + 1) * a.user_bytes - 1) / a.unit_bytes == k) {
+        *first = u0;
+        *last = u1 + 1;
+    }
+}
+
 /* Bulk push allreduce: rank `owner`'s window holds copies of every
  * writer's contribution, two epochs' (part_ucx_device.h). */
 __device__ static inline char *gcoll_copy_of(const mca_part_ucx_gcoll_args_t &a, int owner,
@@ -1042,6 +1064,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
 {
     __shared__ mca_part_ucx_gcoll_args_t a;
     __shared__ uint64_t epoch;
+    __shared__ uint64_t deferred[2]; /* done words written at the block's end (gcoll_deferred) */
     uint64_t e, k, off, u0, u1, len;
 #if GCOLL_TRACING
     unsigned long long entry = part_trace_now();
@@ -1051,6 +1074,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         /* a counted epoch: the start wrote it into GPU memory as well;
          * read beside the copy below, not after it behind a barrier */
         epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
+        gcoll_deferred(*args, &deferred[0], &deferred[1]);
     }
     for (unsigned i = threadIdx.x; i < sizeof(a) / sizeof(uint64_t); i += blockDim.x) {
         ((uint64_t *) &a)[i] = ((const uint64_t *) args)[i];
@@ -1082,7 +1106,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
             GCOLL_STAMP(e, PART_TRACE_MOVED);
         }
         gcoll_tell(a, k, e);
-        if (!gcoll_done_late(a)) {
+        if (!gcoll_done_late(a) && !(deferred[1] > deferred[0] && k + gridDim.x >= a.units)) {
             gcoll_done(a, k, e, true);
         }
         __syncthreads(); /* the unit's shared state before the next one */
@@ -1101,7 +1125,16 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     if (0 == threadIdx.x) {
         bool last = (1 == gridDim.x); /* one block: no count to keep */
         if (!last) {
-            part_fence(true); /* this block's words before the count (this GPU's) */
+            /* this block's words before the count (this GPU's), and its
+             * results before the done words it deferred */
+            if (deferred[1] > deferred[0]) {
+                gcoll_fence_host(a);
+                for (k = deferred[0]; k < deferred[1]; ++k) {
+                    a.done[k] = e;
+                }
+            } else {
+                part_fence(true);
+            }
             last = (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x);
             if (last) {
                 atomicExch(a.blocks_done, 0u);
@@ -1113,6 +1146,9 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
              * enqueue it */
             *a.epoch_dev = e + 1;
             gcoll_fence_host(a); /* every block's words (the others' seen through the count) */
+            for (k = deferred[0]; 1 == gridDim.x && k < deferred[1]; ++k) {
+                a.done[k] = e;
+            }
             *a.finished = e;
             if (0 == epoch_arg) {
                 /* complete, and the epoch the stream's next start takes,
