@@ -359,9 +359,10 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
 /* The user partitions [*first, *last) whose done words wait for the end of
  * this block (none: an empty range): those of its last unit, where each
  * of them lies within that unit (no count: no other block writes any of
- * their results). They then follow the fence the block's end takes anyway,
- * not one of their own: a fence waits for the block's stores to land,
- * peers' too, and small epochs wait for their blocks' ends. */
+ * their results). Small epochs wait for their blocks' ends, and the done
+ * words' fence then leaves the block's path: with one block they follow
+ * the fence before the finished word, with more a thread of their own
+ * fences beside thread 0's (part_gcoll). */
 __device__ static inline void gcoll_deferred(const mca_part_ucx_gcoll_args_t &a, uint64_t *first,
                                              uint64_t *last)
 {
@@ -1122,19 +1123,19 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     }
     __syncthreads();
     GCOLL_STAMP(e, PART_TRACE_FINISHED);
+    if (32 == threadIdx.x && 1 != gridDim.x && deferred[1] > deferred[0]) {
+        /* the deferred done words, beside thread 0's fence below: a
+         * fence waits for its thread's stores into host memory, and the
+         * count's and the finished word's would then wait for these */
+        gcoll_fence_host(a);
+        for (k = deferred[0]; k < deferred[1]; ++k) {
+            a.done[k] = e;
+        }
+    }
     if (0 == threadIdx.x) {
         bool last = (1 == gridDim.x); /* one block: no count to keep */
         if (!last) {
-            /* this block's words before the count (this GPU's), and its
-             * results before the done words it deferred */
-            if (deferred[1] > deferred[0]) {
-                gcoll_fence_host(a);
-                for (k = deferred[0]; k < deferred[1]; ++k) {
-                    a.done[k] = e;
-                }
-            } else {
-                part_fence(true);
-            }
+            part_fence(true); /* this block's words before the count (this GPU's) */
             last = (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x);
             if (last) {
                 atomicExch(a.blocks_done, 0u);
@@ -1147,7 +1148,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
             *a.epoch_dev = e + 1;
             gcoll_fence_host(a); /* every block's words (the others' seen through the count) */
             for (k = deferred[0]; 1 == gridDim.x && k < deferred[1]; ++k) {
-                a.done[k] = e;
+                a.done[k] = e; /* one block: after the one fence */
             }
             *a.finished = e;
             if (0 == epoch_arg) {
