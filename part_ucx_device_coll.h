@@ -363,6 +363,12 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
  * words' fence then leaves the block's path: with one block they follow
  * the fence before the finished word, with more a thread of their own
  * fences beside thread 0's (part_gcoll). */
+/* Deferred done words only in kernels of up to this many blocks: on four
+ * H100 they took 0.45-0.6 us off an epoch of 1-16 blocks and added
+ * 0.3-0.4 us from 64 (bench/results/h100x4/done-end-p5/, p6/), with the
+ * words fenced by thread 0 or by a thread of their own alike. */
+#define GCOLL_DEFER_BLOCKS 16
+
 __device__ static inline void gcoll_deferred(const mca_part_ucx_gcoll_args_t &a, uint64_t *first,
                                              uint64_t *last)
 {
@@ -1075,7 +1081,10 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         /* a counted epoch: the start wrote it into GPU memory as well;
          * read beside the copy below, not after it behind a barrier */
         epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
-        gcoll_deferred(*args, &deferred[0], &deferred[1]);
+        deferred[0] = deferred[1] = 0;
+        if (gridDim.x <= GCOLL_DEFER_BLOCKS) {
+            gcoll_deferred(*args, &deferred[0], &deferred[1]);
+        }
     }
     for (unsigned i = threadIdx.x; i < sizeof(a) / sizeof(uint64_t); i += blockDim.x) {
         ((uint64_t *) &a)[i] = ((const uint64_t *) args)[i];
