@@ -1133,9 +1133,8 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     __syncthreads();
     GCOLL_STAMP(e, PART_TRACE_FINISHED);
     if (32 == threadIdx.x && 1 != gridDim.x && deferred[1] > deferred[0]) {
-        /* the deferred done words, beside thread 0's fence below: a
-         * fence waits for its thread's stores into host memory, and the
-         * count's and the finished word's would then wait for these */
+        /* the deferred done words, by a thread beside thread 0 and its
+         * fence below, off the path to the count and the finished word */
         gcoll_fence_host(a);
         for (k = deferred[0]; k < deferred[1]; ++k) {
             a.done[k] = e;
