@@ -356,6 +356,12 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
     }
 }
 
+/* Deferred done words only in kernels of up to this many blocks: on four
+ * H100 they took 0.45-0.6 us off an epoch of 1-16 blocks and added
+ * 0.3-0.4 us from 64 (bench/results/h100x4/done-end-p5/, p6/), with the
+ * words fenced by thread 0 or by a thread of their own alike. */
+#define GCOLL_DEFER_BLOCKS 16
+
 /* The user partitions [*first, *last) whose done words wait for the end of
  * this block (none: an empty range): those of its last unit, where each
  * of them lies within that unit (no count: no other block writes any of
@@ -363,12 +369,6 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
  * words' fence then leaves the block's path: with one block they follow
  * the fence before the finished word, with more a thread of their own
  * fences beside thread 0's (part_gcoll). */
-/* Deferred done words only in kernels of up to this many blocks: on four
- * H100 they took 0.45-0.6 us off an epoch of 1-16 blocks and added
- * 0.3-0.4 us from 64 (bench/results/h100x4/done-end-p5/, p6/), with the
- * words fenced by thread 0 or by a thread of their own alike. */
-#define GCOLL_DEFER_BLOCKS 16
-
 __device__ static inline void gcoll_deferred(const mca_part_ucx_gcoll_args_t &a, uint64_t *first,
                                              uint64_t *last)
 {
