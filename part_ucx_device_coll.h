@@ -25,7 +25,8 @@
  *      every peer's window with the epoch beside it, wait for the peers'
  *      and reduce (no step 2 or 4, and no wait for readers: gcoll_push);
  *      bulk push (larger allreduces): the same with plain stores of the
- *      unit and one flag a unit after a release (gcoll_bulk);
+ *      unit and one flag a unit after a release (gcoll_bulk); the pushed
+ *      protocols are in part_ucx_device_coll_push.h;
  *   4. tell each rank read from that its data of t is read (and two-shot,
  *      that a slice of its result is stored, with a release).
  * Then each block waits, for its partitions, until every rank that reads
