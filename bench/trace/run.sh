@@ -7,7 +7,9 @@
 # the runs (the installed one back at the end), runs `b_coll_gpu allreduce
 # G` for each grid G (BENCH_NO_TRADITIONAL) and writes, per grid and rank,
 # the traces (OUTDIR/gG/gt.R, at.R), the rows (rows.csv) and the phases
-# (phases-rR.txt, bench/trace/gcoll_trace.py). Both traces stamp host
+# (phases-rR.txt, bench/trace/gcoll_trace.py). PART_UCX_TRACE_NVCC_FLAGS
+# adds nvcc flags to the traced plugin's build (-DGCOLL_DEFER_BLOCKS=N, say,
+# for an experiment). Both traces stamp host
 # memory and the traced kernels take more registers: compare the phases
 # with each other, not the rows with untraced ones.
 set -euo pipefail
@@ -23,6 +25,7 @@ bench_nccl
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 "$cuda/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -shared -Xcompiler -fPIC -DPART_UCX_GCOLL_TRACE \
+    ${PART_UCX_TRACE_NVCC_FLAGS:-} \
     -I"$here" -o "$out/traced.so" "$here/part_ucx_device.cu"
 bench_cuda_build "$here/bench/b_coll_gpu.cu" "$out/b_coll_gpu" -DBENCH_TRACE $nccl -- $ncclibs
 cp "$plugin" "$out/installed.so"
