@@ -258,6 +258,25 @@ __device__ static inline void gcoll_line_get(const volatile uint64_t *p, uint64_
     *v1 = x1;
 }
 
+/* The lane's 16 bytes of line `line` (of `lines`) reduced in rank order:
+ * its own (mine0, mine1) and each peer r's from the lines at from(r) in
+ * this rank's window, as they come (gcoll_line_get). */
+template <typename T, typename From>
+__device__ static inline void gcoll_line_reduce(const mca_part_ucx_gcoll_args_t &a, From from,
+                                                uint64_t line, uint64_t lines, unsigned sub,
+                                                uint64_t e, uint64_t mine0, uint64_t mine1,
+                                                uint64_t *acc0, uint64_t *acc1)
+{
+    for (int r = 0; r < a.n; ++r) {
+        uint64_t in0 = mine0, in1 = mine1;
+        if (r != a.me) {
+            gcoll_line_get(from(r), line, lines, sub, e, &in0, &in1);
+        }
+        *acc0 = (0 == r) ? in0 : gcoll_apply8<T>(a.op, *acc0, in0);
+        *acc1 = (0 == r) ? in1 : gcoll_apply8<T>(a.op, *acc1, in1);
+    }
+}
+
 template <typename T>
 __device__ static __noinline__ void gcoll_bulk128(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
                                                   uint64_t off, uint64_t len, uint64_t e)
@@ -285,14 +304,9 @@ __device__ static __noinline__ void gcoll_bulk128(const mca_part_ucx_gcoll_args_
         if (line < lines) {
             gcoll_line_words<T>(own, len, line, sub, 0, &mine0, &mine1);
         }
-        for (r = 0; r < a.n; ++r) {
-            uint64_t in0 = mine0, in1 = mine1;
-            if (r != a.me) {
-                gcoll_line_get(gcoll_lines128(a, a.me, r, e, k), line, lines, sub, e, &in0, &in1);
-            }
-            acc0 = (0 == r) ? in0 : gcoll_apply8<T>(a.op, acc0, in0);
-            acc1 = (0 == r) ? in1 : gcoll_apply8<T>(a.op, acc1, in1);
-        }
+        gcoll_line_reduce<T>(
+            a, [&](int r) { return gcoll_lines128(a, a.me, r, e, k); }, line, lines, sub, e,
+            mine0, mine1, &acc0, &acc1);
         if (line < lines) {
             gcoll_line_out<T>(dst, len, line, sub, acc0, acc1);
         }
@@ -329,7 +343,7 @@ __device__ static __noinline__ void gcoll_twoshot128(const mca_part_ucx_gcoll_ar
 {
     uint64_t warp = threadIdx.x / 32, warps = blockDim.x / 32, l, lo, slen, lines;
     unsigned sub = threadIdx.x & 7;
-    int r, s;
+    int s;
 
     /* phase 0: this rank's slice s to rank s */
     for (s = 0; s < a.n; ++s) {
@@ -356,15 +370,9 @@ __device__ static __noinline__ void gcoll_twoshot128(const mca_part_ucx_gcoll_ar
         if (line < lines) {
             gcoll_line_words<T>(a.src[a.me] + off + lo, slen, line, sub, 0, &mine0, &mine1);
         }
-        for (r = 0; r < a.n; ++r) {
-            uint64_t in0 = mine0, in1 = mine1;
-            if (r != a.me) {
-                gcoll_line_get(gcoll_lines2(a, 0, a.me, r, e, k), line, lines, sub, e, &in0,
-                               &in1);
-            }
-            acc0 = (0 == r) ? in0 : gcoll_apply8<T>(a.op, acc0, in0);
-            acc1 = (0 == r) ? in1 : gcoll_apply8<T>(a.op, acc1, in1);
-        }
+        gcoll_line_reduce<T>(
+            a, [&](int r) { return gcoll_lines2(a, 0, a.me, r, e, k); }, line, lines, sub, e,
+            mine0, mine1, &acc0, &acc1);
         acc1 = (7 == sub) ? e : acc1;
         __syncwarp();
         for (s = 0; s < a.n; ++s) {
