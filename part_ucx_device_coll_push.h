@@ -92,6 +92,25 @@ __device__ static inline volatile uint64_t *gcoll_bulk_flag(const mca_part_ucx_g
     return gcoll_consumed(a, owner, writer, k);
 }
 
+/* After the caller's barrier, one thread a peer r: a release of the
+ * block's stores into r's memory (cumulative after the barrier), this
+ * rank's flag of unit k there (Word(a, r, me, k)), then the wait for r's
+ * flag here (Word(a, me, r, k)). */
+template <volatile uint64_t *(*Word)(const mca_part_ucx_gcoll_args_t &, int, int, uint64_t)>
+__device__ static inline void gcoll_flags(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                          uint64_t e)
+{
+    int r = (int) threadIdx.x;
+
+    if (r < a.n && r != a.me) {
+        gcoll_fence(a);
+        *Word(a, r, a.me, k) = e;
+        while (gcoll_acquire(a.gpu_scope, Word(a, a.me, r, k)) < e) {
+            gcoll_nap();
+        }
+    }
+}
+
 /* Bulk push allreduce. A rank copies its unit k into every peer's window
  * (the copy of epoch e % 2 of this writer), then, after a release, sets
  * its flag of k there to e; it waits for every peer's flag of k in its own
@@ -115,16 +134,7 @@ __device__ static inline void gcoll_bulk(const mca_part_ucx_gcoll_args_t &a, uin
         }
     }
     __syncthreads();
-    r = (int) threadIdx.x;
-    if (r < a.n && r != a.me) {
-        /* the block's copy into r's window (cumulative after the barrier),
-         * then the flag; then r's copy here */
-        gcoll_fence(a);
-        *gcoll_bulk_flag(a, r, a.me, k) = e;
-        while (gcoll_acquire(a.gpu_scope, gcoll_bulk_flag(a, a.me, r, k)) < e) {
-            gcoll_nap();
-        }
-    }
+    gcoll_flags<gcoll_bulk_flag>(a, k, e); /* the copies into r's window, then r's here */
     __syncthreads();
     gcoll_reduce<T, GCOLL_SRC_COPIES>(a, off, 0, len / sizeof(T), a.dst[a.me], false, e);
 }
@@ -413,9 +423,8 @@ __device__ static __noinline__ void gcoll_twoshot128(const mca_part_ucx_gcoll_ar
  * push's copies (gcoll_bulk). In place, a rank's slice s is copied out
  * before rank s, which waited for that copy, stores its result over it. */
 template <typename T>
-__device__ static inline void gcoll_twoshot_bulk(const mca_part_ucx_gcoll_args_t &a,
-                                                       uint64_t k, uint64_t off, uint64_t len,
-                                                       uint64_t e)
+__device__ static inline void gcoll_twoshot_bulk(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                                 uint64_t off, uint64_t len, uint64_t e)
 {
     int r = (int) threadIdx.x, s;
 
@@ -427,15 +436,7 @@ __device__ static inline void gcoll_twoshot_bulk(const mca_part_ucx_gcoll_args_t
         }
     }
     __syncthreads();
-    if (r < a.n && r != a.me) {
-        /* the block's copy into r's slot (cumulative after the barrier),
-         * then the flag; then r's slot here */
-        gcoll_fence(a);
-        *gcoll_bulk_flag(a, r, a.me, k) = e;
-        while (gcoll_acquire(a.gpu_scope, gcoll_bulk_flag(a, a.me, r, k)) < e) {
-            gcoll_nap();
-        }
-    }
+    gcoll_flags<gcoll_bulk_flag>(a, k, e); /* the slices into r's slots, then r's here */
     if (r < a.n) {
         /* the slots hold this rank's slice from their start */
         uint64_t base = off + gcoll_cut(a, len, a.me);
@@ -445,13 +446,5 @@ __device__ static inline void gcoll_twoshot_bulk(const mca_part_ucx_gcoll_args_t
     gcoll_reduce<T, GCOLL_SRC_TABLE>(a, off, gcoll_cut(a, len, a.me) / sizeof(T),
                                      gcoll_cut(a, len, a.me + 1) / sizeof(T), NULL, true, e);
     __syncthreads();
-    if (r < a.n && r != a.me) {
-        /* the block's slice of r's result, then the flag; then r's slice
-         * of this rank's result */
-        gcoll_fence(a);
-        *gcoll_slices(a, r, a.me, k) = e;
-        while (gcoll_acquire(a.gpu_scope, gcoll_slices(a, a.me, r, k)) < e) {
-            gcoll_nap();
-        }
-    }
+    gcoll_flags<gcoll_slices>(a, k, e); /* the slice of r's result, then r's slice here */
 }
