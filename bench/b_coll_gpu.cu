@@ -54,18 +54,22 @@ __global__ void compute_at(float *x, int it, const int *ebase, int r)
     x[i] = val(i, r, epoch_at(it, ebase));
 }
 
-/* -DBENCH_TRACE: block 0 of the graph rows' kernels stamps %globaltimer as
- * it starts and once its MPIX_Pready returned, beside the GPU engine's
- * trace (-DPART_UCX_GCOLL_TRACE: bench/trace/README.md); host memory,
- * written at the end to $BENCH_TRACE_FILE.<rank>, "AT seq t0 t1" (ns). */
+/* -DBENCH_TRACE: the graph rows' kernels stamp %globaltimer beside the GPU
+ * engine's trace (-DPART_UCX_GCOLL_TRACE: bench/trace/README.md): block 0
+ * as it starts and once its MPIX_Pready returned, and the latest return
+ * among partition 0's blocks (that partition is ready then: its last
+ * block's call wrote the ready word) and among all blocks. A record an
+ * epoch in GPU memory (the maxima are atomics; the clock only grows, so a
+ * slot's earlier epoch never wins), written at the end to
+ * $BENCH_TRACE_FILE.<rank>, "AT epoch t0 t1 part0 last" (ns). */
 #ifdef BENCH_TRACE
 #define TRACE_SLOTS 4096
 struct app_trace {
-    unsigned long long seq, t0, t1;
+    unsigned long long seq, t0, t1, part0, last;
 };
-static app_trace *trace_host;
-__device__ app_trace *trace_dev;
-__device__ unsigned long long trace_seq;
+__device__ app_trace trace_rec[TRACE_SLOTS];
+__device__ int trace_on;
+static bool trace_asked;
 
 __device__ static inline unsigned long long trace_now(void)
 {
@@ -74,38 +78,46 @@ __device__ static inline unsigned long long trace_now(void)
     return t;
 }
 
-__device__ static inline void trace_pready(const int *ebase, unsigned long long t0)
+__device__ static inline void trace_pready(const int *ebase, int e, int bpp,
+                                           unsigned long long t0)
 {
-    if (NULL != ebase && NULL != trace_dev && 0 == blockIdx.x && 0 == threadIdx.x) {
-        unsigned long long s = atomicAdd(&trace_seq, 1ull);
-        app_trace *r = trace_dev + s % TRACE_SLOTS;
-        r->seq = s + 1;
-        r->t0 = t0;
-        r->t1 = trace_now();
+    if (NULL != ebase && 0 != trace_on && 0 == threadIdx.x) {
+        app_trace *r = trace_rec + (unsigned) e % TRACE_SLOTS;
+        unsigned long long t = trace_now();
+        if (0 == blockIdx.x) {
+            r->seq = (unsigned long long) e;
+            r->t0 = t0;
+            r->t1 = t;
+        }
+        if ((int) blockIdx.x < bpp) {
+            atomicMax(&r->part0, t);
+        }
+        atomicMax(&r->last, t);
     }
 }
 
 static void trace_setup(void)
 {
-    void *dev = NULL;
+    int on = 1;
     if (NULL == getenv("BENCH_TRACE_FILE")) return;
-    trace_host = (app_trace *) calloc(TRACE_SLOTS, sizeof(app_trace));
-    CUDA(cudaHostRegister(trace_host, TRACE_SLOTS * sizeof(app_trace), cudaHostRegisterMapped));
-    CUDA(cudaHostGetDevicePointer(&dev, trace_host, 0));
-    CUDA(cudaMemcpyToSymbol(trace_dev, &dev, sizeof(dev)));
+    trace_asked = true;
+    CUDA(cudaMemcpyToSymbol(trace_on, &on, sizeof(on)));
 }
 
 static void trace_write(void)
 {
+    static app_trace host[TRACE_SLOTS];
     char name[512];
     FILE *f;
-    if (NULL == trace_host) return;
+    if (!trace_asked) return;
     CUDA(cudaDeviceSynchronize());
+    CUDA(cudaMemcpyFromSymbol(host, trace_rec, sizeof(host)));
     snprintf(name, sizeof(name), "%s.%d", getenv("BENCH_TRACE_FILE"), rank);
     if (NULL == (f = fopen(name, "w"))) return;
     for (int s = 0; s < TRACE_SLOTS; ++s) {
-        if (0 != trace_host[s].seq) {
-            fprintf(f, "AT %llu %llu %llu\n", trace_host[s].seq, trace_host[s].t0, trace_host[s].t1);
+        if (0 != host[s].t0) {
+            fprintf(f, "AT %llu %llu %llu %llu %llu\n", host[s].seq, host[s].t0, host[s].t1,
+                    host[s].part0, host[s].last);
         }
     }
     fclose(f);
@@ -113,7 +125,7 @@ static void trace_write(void)
 #define TRACE_NOW() trace_now()
 #else
 #define TRACE_NOW() 0ull
-#define trace_pready(ebase, t0) ((void) (t0))
+#define trace_pready(ebase, e, bpp, t0) ((void) (t0))
 #define trace_setup() ((void) 0)
 #define trace_write() ((void) 0)
 #endif
@@ -124,15 +136,17 @@ static void trace_write(void)
 #define BENCH_PREADY MPIX_Pready
 #endif
 /* ebase: in a graph, `it` counts from the epochs before the replay, which
- * advance() keeps on the GPU */
-__global__ void compute_pready(float *x, int it, const int *ebase, int r, int bpp,
+ * advance() keeps on the GPU. Two blocks an SM (32 registers a thread),
+ * the traced build's stamps included, so that a trace sees the waves of
+ * blocks an untraced run has. */
+__global__ void __launch_bounds__(1024, 2) compute_pready(float *x, int it, const int *ebase, int r, int bpp,
                                MPIX_Prequest preq)
 {
     unsigned long long t0 = TRACE_NOW();
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, epoch_at(it, ebase));
     BENCH_PREADY(blockIdx.x / bpp, preq);
-    trace_pready(ebase, t0);
+    trace_pready(ebase, epoch_at(it, ebase), bpp, t0);
 }
 
 /* The graph rows: epoch(k, ebase), k = 1..K (graph_epochs()), captured

@@ -6,8 +6,10 @@
 
 ENGINE_TRACE: the traced device plugin's "GT e t0..t7" lines
 ($PART_UCX_GCOLL_TRACE_FILE.<rank>); APP_TRACE: b_coll_gpu -DBENCH_TRACE's
-"AT seq t0 t1" lines ($BENCH_TRACE_FILE.<rank>), block 0 of the graph
-rows' kernels. Each engine epoch is paired with the application kernel
+"AT epoch t0 t1 part0 last" lines ($BENCH_TRACE_FILE.<rank>) of the graph
+rows' kernels: block 0's start and return from MPIX_Pready, the latest
+return among partition 0's blocks and among all (traces written before
+these two stamps existed, "AT seq t0 t1", are read too). Each engine epoch is paired with the application kernel
 that started nearest to it, within 20 us (both follow the epoch's start;
 records of other collectives of the process pair with none), and the
 phases are printed as medians over the last N pairs (default 200), in us
@@ -17,6 +19,8 @@ import bisect
 import statistics
 import sys
 
+APP_NAMES = ["application's MPIX_Pready returned", "partition 0's last MPIX_Pready",
+             "application's last MPIX_Pready"]
 NAMES = ["engine entry", "epoch read", "own ready", "peers ready", "moved",
          "told + done", "finished (block 0)", "end (last block)"]
 
@@ -43,7 +47,7 @@ def main(argv):
     if len(argv) != 3:
         sys.exit(__doc__)
     engine = sorted((r for r in read(argv[1], "GT", 9) if r[1]), key=lambda r: r[1])
-    app = sorted(read(argv[2], "AT", 3), key=lambda r: r[1])
+    app = sorted(read(argv[2], "AT", 3) + read(argv[2], "AT", 5), key=lambda r: r[1])
     if not engine or not app:
         sys.exit("no records (engine %d, application %d)" % (len(engine), len(app)))
     starts = [a[1] for a in app]
@@ -57,11 +61,13 @@ def main(argv):
     if not pairs:
         sys.exit("no engine epoch began within 20 us of an application kernel")
     pairs = pairs[-last:]
-    phases = {n: [] for n in ["application's MPIX_Pready returned"] + NAMES}
+    phases = {n: [] for n in APP_NAMES + NAMES}
     periods, gaps = [], []
     for k, (a, g) in enumerate(pairs):
         t0 = a[1]
-        phases["application's MPIX_Pready returned"].append((a[2] - t0) / 1e3)
+        for n, t in zip(APP_NAMES, a[2:]):
+            if t:
+                phases[n].append((t - t0) / 1e3)
         for n, t in zip(NAMES, g[1:]):
             if t:
                 phases[n].append((t - t0) / 1e3)
