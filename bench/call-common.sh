@@ -1,0 +1,34 @@
+# Sourced by the script of a device call that measures kernel + allreduce
+# (bench/results/<machine>/*/call.sh), from the checkout's root:
+#   . bench/call-common.sh BUNDLE.tar.xz
+# Unpacks the bundle (tools/bundle.sh) and takes its environment, writes
+# $OUT/node.txt (the GPUs and their links), builds b_coll_gpu with NCCL
+# where found (/tmp/plain) and defines
+#   el                     seconds since this file was sourced
+#   run NP LABEL GRIDS [mpirun options]
+#                          b_coll_gpu allreduce GRIDS under part/ucx, its
+#                          gallreduce rows on stdout (LABEL: BENCH_LABEL,
+#                          "" for the unlabelled rows with NCCL's;
+#                          BENCH_NO_TRADITIONAL is passed on when set)
+# Keeps NCCL_NVLS_ENABLE=0 (NVLink multicast stays off on the lent nodes).
+call_start=$(date +%s)
+el() { echo $(( $(date +%s) - call_start )); }
+export OMPI_MCA_mca_base_component_show_load_errors=0 NCCL_NVLS_ENABLE=0
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+call_dir=/tmp/pb
+rm -rf "$call_dir" && mkdir -p "$call_dir" && tar -xJf "${1:?bundle}" -C "$call_dir" ||
+    { echo "call-common: cannot unpack $1" >&2; return 1; }
+. "$call_dir/part-ucx/env.sh"
+export PART_UCX_PREFIX=$call_dir/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache-call
+{ nvidia-smi -L; nvidia-smi topo -m; } > "$OUT/node.txt" 2>&1
+. bench/common.sh
+bench_nccl
+bench_cuda_build bench/b_coll_gpu.cu /tmp/plain $nccl -- $ncclibs > "$OUT/build.txt" 2>&1 ||
+    echo "call-common: b_coll_gpu did not build (see build.txt)"
+run() {
+    local np=$1 lab=$2 grids=$3
+    shift 3
+    BENCH_LABEL=$lab timeout 100 mpirun -np "$np" --bind-to none --oversubscribe --mca part ucx \
+        "$@" -x BENCH_LABEL ${BENCH_NO_TRADITIONAL:+-x BENCH_NO_TRADITIONAL} /tmp/plain allreduce \
+        "$grids" 2>&1 | tr -d '\000' | grep -a '^gallreduce'
+}
