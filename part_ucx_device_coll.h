@@ -357,11 +357,11 @@ __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uin
     }
 }
 
-/* Deferred done words only in kernels of up to this many blocks: on four
- * H100 they took 0.45-0.6 us off an epoch of 1-16 blocks and added
- * 0.3-0.4 us from 64 (bench/results/h100x4/done-end-p5/, p6/), with the
- * words fenced by thread 0 or by a thread of their own alike. A build may
- * set it (-D) for experiments (bench/trace/run.sh's PART_UCX_TRACE_NVCC_FLAGS). */
+/* Deferred done words only in kernels of up to this many blocks: in
+ * larger kernels they lengthened the epoch instead, whichever thread
+ * fenced them (docs/developing.md, done words at the block's end). A build
+ * may set it (-D) for experiments (bench/trace/run.sh's
+ * PART_UCX_TRACE_NVCC_FLAGS). */
 #ifndef GCOLL_DEFER_BLOCKS
 #define GCOLL_DEFER_BLOCKS 16
 #endif

@@ -76,13 +76,11 @@ static opal_hash_table_t mca_part_ucx_dev_handles;
 static bool mca_part_ucx_dev_handles_ready = false;
 
 /* Default transport group bytes by mechanism (part_ucx_device_group_bytes
- * -1), measured on one H100 (bench/results/h100x1-mps/kgroups.txt and
- * groups.txt). Kernel copy: the completing block copies its group alone,
- * so at least 32 groups where the partitions allow, none over 128 KiB
- * (12-16% more goodput than 128 KiB groups at 16-256 blocks of 8 KiB, the
- * same from 1024). Progress engine: each group the host sees costs a copy
- * or a message, so fewer, larger ones (at 256 blocks of 8 KiB, 0.6x the
- * traditional goodput with 128 KiB groups, 1.1x with 1 MiB). */
+ * -1; the sweeps: bench/results/h100x1-mps/kgroups.txt and groups.txt).
+ * Kernel copy: the completing block copies its group alone, so at least
+ * 32 groups where the partitions allow, none over 128 KiB, which keeps
+ * many blocks copying at once. Progress engine: each group the host sees
+ * costs a copy or a message, so fewer, larger ones. */
 #define MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY (128 << 10)
 #define MCA_PART_UCX_GROUPS_KERNEL_COPY      32
 #define MCA_PART_UCX_GROUP_BYTES_PROGRESS    (1 << 20)

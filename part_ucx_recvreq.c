@@ -225,8 +225,8 @@ void mca_part_ucx_recv_rtr_wait(mca_part_ucx_request_t *req)
 
 /* One epoch ahead, MPI_Start owes the sender this epoch's ready-to-receive:
  * it rides on the next partition message to that process (a ping-pong or
- * exchange then sends one message an epoch each way, not two; 3 us of an
- * 8.7 us half round trip over tcp on the CI box), or goes alone from
+ * exchange then sends one message an epoch each way, not two: over tcp
+ * a message of its own is a good part of a half round trip), or goes alone from
  * progress (mca_part_ucx_recv_rtr_flush). One receive per peer waits to
  * ride; an earlier one still owed goes alone. */
 static void mca_part_ucx_recv_rtr_owe(mca_part_ucx_request_t *req)

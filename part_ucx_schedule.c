@@ -156,10 +156,10 @@ static int mca_part_ucx_allreduce_rd(mca_part_ucx_coll_t *c, int rank, int n)
 /* The automatic schedule for partitions of `bytes`. Two ranks: both
  * schedules move each partition once each way; recursive doubling in one
  * step, the ring in two that each reduce half of it. Halving the reduction
- * pays on host buffers from part_ucx_allreduce_ring_two bytes (2-core box,
- * 8 partitions of 512 KiB: 0.94-2.05 -> 0.77-1.46 ms; of 2 MiB: 6.7-9.1 ->
- * 5.3-7.2 ms); on GPU buffers a step's host work costs more than the
- * reduction (2x H200, 16 MiB: 157 us recursive doubling, 243 us ring).
+ * pays on host buffers from part_ucx_allreduce_ring_two bytes, where the
+ * CPU's reduction outweighs a step; on GPU buffers a step's host work
+ * costs more than the reduction, so they keep the one step
+ * (docs/developing.md).
  * `device`: any rank's buffers are on a GPU, so that all choose alike. */
 static int mca_part_ucx_allreduce_auto(bool device, int n, size_t bytes)
 {
