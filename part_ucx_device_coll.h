@@ -436,6 +436,55 @@ __device__ static inline const char *gcoll_src(const mca_part_ucx_gcoll_args_t &
  * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
  * at a time where every address allows it, the elements past the last
  * whole 16 bytes one at a time. */
+/* GCOLL_LOADS_AT_ONCE (0 unless -D, an experiment): with three or four
+ * ranks, gcoll_reduce's threads load every rank's chunk before reducing. */
+#ifndef GCOLL_LOADS_AT_ONCE
+#define GCOLL_LOADS_AT_ONCE 0
+#endif
+#if GCOLL_LOADS_AT_ONCE
+/* gcoll_reduce's whole 16-byte chunks [0, n16) after byte `base`, with
+ * three or four ranks: one chunk a thread, every rank's loaded before any
+ * is reduced (still in rank order), so one round trip to the peers a
+ * chunk, where gcoll_reduce's loop waits one a rank. Not inlined: its
+ * loads in flight take registers the kernel's other loops would then
+ * spill. */
+template <typename T>
+__device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcoll_args_t &a,
+                                                         uint64_t base, uint64_t n16, char *dst,
+                                                         bool all)
+{
+    const int V = 16 / sizeof(T);
+
+    for (uint64_t i = threadIdx.x; i < n16; i += blockDim.x) {
+        union {
+            uint4 v;
+            T x[V];
+        } in[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            /* set either way: a register only loaded under a predicate
+             * keeps its last trip's value, which the compiler spilled */
+            in[q].v = make_uint4(0, 0, 0, 0);
+            if (q < a.n) {
+                in[q].v = __ldcg((const uint4 *) (a.src[q] + base) + i);
+            }
+        }
+#pragma unroll
+        for (int q = 1; q < 4; ++q) {
+            if (q < a.n) {
+#pragma unroll
+                for (int k = 0; k < V; ++k) {
+                    in[0].x[k] = gcoll_apply<T>(a.op, in[0].x[k], in[q].x[k]);
+                }
+            }
+        }
+        for (int r = all ? 0 : a.n - 1; r < a.n; ++r) {
+            ((uint4 *) ((all ? a.dst[r] : dst) + base))[i] = in[0].v;
+        }
+    }
+}
+#endif
+
 template <typename T, int Src = GCOLL_SRC_BUFFERS>
 __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
                                            uint64_t lo, uint64_t hi, char *dst, bool all,
@@ -450,9 +499,14 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
         align |= (uintptr_t) gcoll_src<Src>(a, r, e) | (uintptr_t) (all ? a.dst[r] : dst);
     }
     if (0 == (align & 15)) {
-        /* two chunks a thread, one rank's at a time */
         uint64_t b = blockDim.x;
         n16 = (hi - lo) / V;
+#if GCOLL_LOADS_AT_ONCE
+        if (GCOLL_SRC_BUFFERS == Src && a.n >= 3 && a.n <= 4) {
+            gcoll_reduce_at_once<T>(a, base, n16, dst, all);
+        } else
+#endif
+        /* two chunks a thread, one rank's at a time */
         for (uint64_t i = threadIdx.x; i < n16; i += 2 * b) {
             bool two = i + b < n16;
             union {
