@@ -139,8 +139,8 @@ static void trace_write(void)
  * advance() keeps on the GPU. Two blocks an SM (32 registers a thread),
  * the traced build's stamps included, so that a trace sees the waves of
  * blocks an untraced run has. */
-__global__ void __launch_bounds__(1024, 2) compute_pready(float *x, int it, const int *ebase, int r, int bpp,
-                               MPIX_Prequest preq)
+__global__ void __launch_bounds__(1024, 2)
+    compute_pready(float *x, int it, const int *ebase, int r, int bpp, MPIX_Prequest preq)
 {
     unsigned long long t0 = TRACE_NOW();
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;

@@ -9,10 +9,10 @@ ENGINE_TRACE: the traced device plugin's "GT e t0..t7" lines
 "AT epoch t0 t1 part0 last" lines ($BENCH_TRACE_FILE.<rank>) of the graph
 rows' kernels: block 0's start and return from MPIX_Pready, the latest
 return among partition 0's blocks and among all (traces written before
-these two stamps existed, "AT seq t0 t1", are read too). Each engine epoch is paired with the application kernel
-that started nearest to it, within 20 us (both follow the epoch's start;
-records of other collectives of the process pair with none), and the
-phases are printed as medians over the last N pairs (default 200), in us
+these two stamps existed, "AT seq t0 t1", are read too). Each engine
+epoch is paired with the application kernel that started nearest to it,
+within 20 us (both follow the epoch's start; records of other collectives
+of the process pair with none), and the phases are printed as medians over the last N pairs (default 200), in us
 from the application kernel's start, with the period between epochs and
 the gap from one epoch's end to the next epoch's first kernel."""
 import bisect
@@ -25,12 +25,13 @@ NAMES = ["engine entry", "epoch read", "own ready", "peers ready", "moved",
          "told + done", "finished (block 0)", "end (last block)"]
 
 
-def read(path, tag, width):
+def read(path, tag, *widths):
+    """The tag's lines of any of these widths (numbers after the tag)."""
     rows = []
     with open(path, "rb") as f:
         for line in f.read().decode("latin1").splitlines():
             fields = line.split()
-            if len(fields) == width + 1 and fields[0] == tag:
+            if len(fields) - 1 in widths and fields[0] == tag:
                 try:
                     rows.append([int(x) for x in fields[1:]])
                 except ValueError:
@@ -47,7 +48,7 @@ def main(argv):
     if len(argv) != 3:
         sys.exit(__doc__)
     engine = sorted((r for r in read(argv[1], "GT", 9) if r[1]), key=lambda r: r[1])
-    app = sorted(read(argv[2], "AT", 3) + read(argv[2], "AT", 5), key=lambda r: r[1])
+    app = sorted(read(argv[2], "AT", 3, 5), key=lambda r: r[1])
     if not engine or not app:
         sys.exit("no records (engine %d, application %d)" % (len(engine), len(app)))
     starts = [a[1] for a in app]
@@ -65,10 +66,7 @@ def main(argv):
     periods, gaps = [], []
     for k, (a, g) in enumerate(pairs):
         t0 = a[1]
-        for n, t in zip(APP_NAMES, a[2:]):
-            if t:
-                phases[n].append((t - t0) / 1e3)
-        for n, t in zip(NAMES, g[1:]):
+        for n, t in list(zip(APP_NAMES, a[2:])) + list(zip(NAMES, g[1:])):
             if t:
                 phases[n].append((t - t0) / 1e3)
         if k + 1 < len(pairs):
