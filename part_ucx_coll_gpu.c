@@ -176,6 +176,7 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->span_blocks = mca_part_ucx_gcoll_least(m->coll_gpu_span_blocks, 1);
     p->ll128_twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_ll128_twoshot_bytes, 0);
     p->twoshot_push = mca_part_ucx_gcoll_least(m->coll_gpu_twoshot_push, 0);
+    p->relay_ready = m->coll_gpu_relay_ready;
 }
 
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
@@ -315,7 +316,11 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
     void *zero;
     int i, rc;
 
-    g->words_bytes = sizeof(uint64_t) * (2 * a->user_parts + 2 * (size_t) a->n * a->units + 1);
+    /* ready, consumed, slices, count, relayed (gcoll_relayed: after the
+     * count of the units that serve, which are no more than a->units
+     * here), blocks_done */
+    g->words_bytes =
+        sizeof(uint64_t) * (2 * a->user_parts + (2 * (size_t) a->n + 1) * a->units + 1);
     /* at a line's boundary (128 bytes: gcoll_lines128; cudaMalloc's memory
      * starts at one) */
     a->push_off = (g->words_bytes + 127) & ~(uint64_t) 127;
@@ -579,6 +584,11 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
             rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &a->ll128, 1, MPI_INT, MPI_MIN, comm,
                                               comm->c_coll->coll_allreduce_module);
         }
+        /* ranks on other GPUs read this rank's data: one release a unit
+         * by the engine instead of one in each partition's MPIX_Pready
+         * (part_ucx_coll_gpu_relay_ready) */
+        a->relay = span && a->narrow_fences && 0 != c->gparams.relay_ready &&
+                   !mca_part_ucx_gcoll_pushed(a->kind, 0 != a->ll128);
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {
@@ -821,8 +831,9 @@ bool mca_part_ucx_gcoll_gpu_scope(const mca_part_ucx_coll_t *c)
     const mca_part_ucx_gcoll_args_t *a = &c->gcoll->args;
 
     /* a push allreduce's peers never read this rank's ready words or data
-     * (two-shot in lines: pushed too) */
-    return 0 != a->gpu_scope ||
+     * (two-shot in lines: pushed too), and where the engine relays the
+     * readiness (a->relay) only it reads them */
+    return 0 != a->gpu_scope || 0 != a->relay ||
            (mca_part_ucx_gcoll_pushed(a->kind, 0 != a->ll128) && 0 != a->narrow_fences);
 }
 

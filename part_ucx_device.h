@@ -99,7 +99,9 @@ typedef enum {
  * data of unit k), then slices[n][units] ([writer][k]: two-shot, the
  * writer stored its slice of k into this rank's result), then, for this
  * rank only, count[user_parts]: units of the partition final, over all
- * epochs (a partition is done at e times its units); at push_off bytes
+ * epochs (a partition is done at e times its units), then relayed[units]
+ * (a.relay: the last epoch in which this rank made unit k ready, written
+ * by its engine for the peers); at push_off bytes
  * (push allreduces), lines[2][n][partition space's bytes / 8] of 16 bytes
  * ([e % 2][writer][i]: the writer's 8 bytes i of epoch e, each half with
  * the epoch's low 32 bits); bulk push allreduces: there copies[2][n] of
@@ -134,6 +136,11 @@ typedef struct mca_part_ucx_gcoll_args_t {
      * (every pair of the ranks' GPUs linked by NVLink, which delivers a
      * warp's 128-byte store whole), instead of a release and a flag a unit */
     int ll128;
+    /* 1: the kernels' MPIX_Pready release at GPU scope, and the engine
+     * relays each unit's readiness to the peers in relayed[k], released at
+     * system scope (MCA part_ucx_coll_gpu_relay_ready; the ranks span GPUs
+     * and read each other's data) */
+    int relay;
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */

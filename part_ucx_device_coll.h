@@ -185,6 +185,13 @@ __device__ static inline unsigned long long *gcoll_count(const mca_part_ucx_gcol
     return (unsigned long long *) (a.win[a.me] + a.user_parts + 2 * (uint64_t) a.n * a.units) + u;
 }
 
+/* Rank r's relayed readiness of unit k (a.relay), after its counts. */
+__device__ static inline volatile uint64_t *gcoll_relayed(const mca_part_ucx_gcoll_args_t &a,
+                                                          int r, uint64_t k)
+{
+    return a.win[r] + 2 * a.user_parts + 2 * (uint64_t) a.n * a.units + k;
+}
+
 /* Unit k: its byte range [*off, *off + return) and the user partitions
  * [*u0, *u1] it overlaps. */
 __device__ static inline uint64_t gcoll_unit(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
@@ -277,13 +284,40 @@ __device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a
     }
 }
 
-/* Step 2: every rank read from made [u0, u1] ready, one (rank, user
- * partition) pair a thread; each acquires what it saw. */
-__device__ static inline void gcoll_peers_ready(const mca_part_ucx_gcoll_args_t &a, uint64_t u0,
-                                                uint64_t u1, uint64_t e)
+/* Step 1 where the engine relays the readiness (a.relay): the kernels'
+ * MPIX_Pready released the data at GPU scope, which the peers' GPUs do
+ * not see through; once the block acquired every user partition of unit
+ * k, one thread releases it all at system scope (cumulative after the
+ * barrier) and tells the peers with one word. A thread of the second
+ * warp: the first one's threads poll the peers' words meanwhile
+ * (gcoll_peers_ready), and the fence takes microseconds. */
+__device__ static inline void gcoll_relay(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                          uint64_t e)
+{
+    __syncthreads();
+    if (32 == threadIdx.x) {
+        part_fence_sys();
+        *gcoll_relayed(a, a.me, k) = e;
+    }
+}
+
+/* Step 2: every rank read from made unit k ([u0, u1]) ready: its relayed
+ * word, one rank a thread, or its ready words, one (rank, user partition)
+ * pair a thread; each acquires what it saw. */
+__device__ static inline void gcoll_peers_ready(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
+                                                uint64_t u0, uint64_t u1, uint64_t e)
 {
     uint64_t span = u1 - u0 + 1, pairs = (uint64_t) a.n * span;
 
+    if (a.relay) {
+        int r = (int) threadIdx.x;
+        if (r < a.n && gcoll_reads(a, r)) {
+            while (gcoll_acquire(a.gpu_scope, gcoll_relayed(a, r, k)) < e) {
+                gcoll_nap();
+            }
+        }
+        return;
+    }
     for (uint64_t i = threadIdx.x; i < pairs; i += blockDim.x) {
         int r = (int) (i / span);
         if (gcoll_reads(a, r)) {
@@ -733,11 +767,14 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         len = gcoll_unit(a, k, &off, &u0, &u1);
         if (gcoll_readies(a)) {
             gcoll_own_ready(a, u0, u1, e);
+            if (a.relay) {
+                gcoll_relay(a, k, e);
+            }
         }
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_OWN_READY);
         }
-        gcoll_peers_ready(a, u0, u1, e);
+        gcoll_peers_ready(a, k, u0, u1, e);
         __syncthreads();
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_PEERS);
