@@ -176,7 +176,7 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->span_blocks = mca_part_ucx_gcoll_least(m->coll_gpu_span_blocks, 1);
     p->ll128_twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_ll128_twoshot_bytes, 0);
     p->twoshot_push = mca_part_ucx_gcoll_least(m->coll_gpu_twoshot_push, 0);
-    p->relay_ready = m->coll_gpu_relay_ready;
+    p->relay_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_relay_bytes, 0);
 }
 
 int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int n,
@@ -585,10 +585,11 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
                                               comm->c_coll->coll_allreduce_module);
         }
         /* ranks on other GPUs read this rank's data: one release a unit
-         * by the engine instead of one in each partition's MPIX_Pready
-         * (part_ucx_coll_gpu_relay_ready) */
-        a->relay = span && a->narrow_fences && 0 != c->gparams.relay_ready &&
+         * by the engine instead of one in each partition's MPIX_Pready,
+         * up to part_ucx_coll_gpu_relay_bytes */
+        a->relay = span && a->narrow_fences && total <= c->gparams.relay_bytes &&
                    !mca_part_ucx_gcoll_pushed(a->kind, 0 != a->ll128);
+        a->span = span;
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {

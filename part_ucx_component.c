@@ -314,15 +314,17 @@ static int mca_part_ucx_component_register(void)
         "always",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_scope_fences);
-    mca_part_ucx_var("coll_gpu_relay_ready",
-        "GPU engine, where the ranks are on more than one GPU and read each other's data: the "
-        "kernels' MPIX_Pready release at GPU scope, and the engine block that sees a unit ready "
-        "releases it to the peers at system scope with one word a unit, so that one fence a "
-        "unit, off the application's kernels, replaces one in every MPIX_Pready group that "
-        "completes a partition (needs part_ucx_coll_gpu_scope_fences; 0: the peers read the "
-        "kernels' ready words, released at system scope)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
-        &c->coll_gpu_relay_ready);
+    mca_part_ucx_var("coll_gpu_relay_bytes",
+        "GPU engine, where the ranks are on more than one GPU and read each other's data, for "
+        "collectives of at most this many bytes: the kernels' MPIX_Pready release at GPU scope, "
+        "and the engine block that sees a unit ready releases it to the peers at system scope "
+        "with one word a unit: one fence a unit, off the application's kernels, instead of one "
+        "in every MPIX_Pready group that completes a partition. Larger collectives have few "
+        "units a block, whose waits the engine's fence then lengthens more than the kernels' "
+        "fences, spread over their many blocks, cost (needs part_ucx_coll_gpu_scope_fences; "
+        "0: never)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_relay_bytes);
     mca_part_ucx_var("join_bytes_gpu",
         "part_ucx_join_bytes for GPU data",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,

@@ -138,9 +138,10 @@ typedef struct mca_part_ucx_gcoll_args_t {
     int ll128;
     /* 1: the kernels' MPIX_Pready release at GPU scope, and the engine
      * relays each unit's readiness to the peers in relayed[k], released at
-     * system scope (MCA part_ucx_coll_gpu_relay_ready; the ranks span GPUs
+     * system scope (MCA part_ucx_coll_gpu_relay_bytes; the ranks span GPUs
      * and read each other's data) */
-    int relay;
+    unsigned char relay;
+    unsigned char span;             /* 1: the ranks are on more than one GPU */
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */

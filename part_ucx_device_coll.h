@@ -470,18 +470,13 @@ __device__ static inline const char *gcoll_src(const mca_part_ucx_gcoll_args_t &
  * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
  * at a time where every address allows it, the elements past the last
  * whole 16 bytes one at a time. */
-/* GCOLL_LOADS_AT_ONCE (0 unless -D, an experiment): with three or four
- * ranks, gcoll_reduce's threads load every rank's chunk before reducing. */
-#ifndef GCOLL_LOADS_AT_ONCE
-#define GCOLL_LOADS_AT_ONCE 0
-#endif
-#if GCOLL_LOADS_AT_ONCE
 /* gcoll_reduce's whole 16-byte chunks [0, n16) after byte `base`, with
- * three or four ranks: one chunk a thread, every rank's loaded before any
- * is reduced (still in rank order), so one round trip to the peers a
- * chunk, where gcoll_reduce's loop waits one a rank. Not inlined: its
- * loads in flight take registers the kernel's other loops would then
- * spill. */
+ * three or four ranks on more than one GPU: one chunk a thread, every
+ * rank's loaded before any is reduced (still in rank order), so one round
+ * trip over the links a chunk, where gcoll_reduce's loop waits one a rank.
+ * On one GPU, where a peer's memory is as near as this rank's, the call
+ * costs more than the round trips it saves. Not inlined: its loads in
+ * flight take registers the kernel's other loops would then spill. */
 template <typename T>
 __device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcoll_args_t &a,
                                                          uint64_t base, uint64_t n16, char *dst,
@@ -517,7 +512,6 @@ __device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcol
         }
     }
 }
-#endif
 
 template <typename T, int Src = GCOLL_SRC_BUFFERS>
 __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
@@ -535,11 +529,9 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
     if (0 == (align & 15)) {
         uint64_t b = blockDim.x;
         n16 = (hi - lo) / V;
-#if GCOLL_LOADS_AT_ONCE
-        if (GCOLL_SRC_BUFFERS == Src && a.n >= 3 && a.n <= 4) {
+        if (GCOLL_SRC_BUFFERS == Src && a.span && a.n >= 3 && a.n <= 4) {
             gcoll_reduce_at_once<T>(a, base, n16, dst, all);
         } else
-#endif
         /* two chunks a thread, one rank's at a time */
         for (uint64_t i = threadIdx.x; i < n16; i += 2 * b) {
             bool two = i + b < n16;

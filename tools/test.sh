@@ -296,15 +296,14 @@ check_component_warnings() {
 
 # The GPU engine's trace (part_ucx_device_trace.h, bench/trace/), which no
 # install builds, still compiles without warnings, and so does the
-# benchmark's side of it (b_coll_gpu.cu -DBENCH_TRACE); the traced plugin
-# with the engine's experiment switches on (GCOLL_LOADS_AT_ONCE), so that
-# an A/B on a GPU node finds them compiling.
+# benchmark's side of it (b_coll_gpu.cu -DBENCH_TRACE), so that a trace on
+# a GPU node finds them compiling.
 check_device_trace() {
     [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
     [ "$have_nvcc" = yes ] || { echo "no nvcc"; return 1; }
     local out
     out=$("$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -shared \
-              -Xcompiler -fPIC,-Wall,-Wextra -DPART_UCX_GCOLL_TRACE -DGCOLL_LOADS_AT_ONCE=1 \
+              -Xcompiler -fPIC,-Wall,-Wextra -DPART_UCX_GCOLL_TRACE \
               -I"$PART_UCX_SRC" \
               -o "$BUILD/traced.so" "$PART_UCX_SRC/part_ucx_device.cu" 2>&1) &&
         out=$(bench_nvcc "$PART_UCX_SRC/bench/b_coll_gpu.cu" "$BUILD/traced.o" \
