@@ -16,7 +16,9 @@
  * (t = blockIdx.x, + gridDim.x, ...), and for each:
  *   1. wait until this rank made t ready: a kernel's MPIX_Pready marks the
  *      window's ready word; a host MPI_Pready marks host memory, which the
- *      kernel copies into the window for the peers;
+ *      kernel copies into the window for the peers; where ranks on other GPUs
+ *      read it (up to part_ucx_coll_gpu_relay_bytes), the block then
+ *      releases t to them with one word (gcoll_relay);
  *   2. wait until every rank t needs made it ready (peers' windows);
  *   3. move t: reduce the ranks' data in rank order (every rank gets the
  *      same bits), or copy it, reading the peers' buffers through their
@@ -465,11 +467,6 @@ __device__ static inline const char *gcoll_src(const mca_part_ucx_gcoll_args_t &
     return (GCOLL_SRC_COPIES == Src && r != a.me) ? gcoll_copy_of(a, a.me, r, e) : a.src[r];
 }
 
-/* The elements [lo, hi) after byte offset `off` of the partition space:
- * op over the ranks r, in rank order, of their contributions (gcoll_src),
- * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
- * at a time where every address allows it, the elements past the last
- * whole 16 bytes one at a time. */
 /* gcoll_reduce's whole 16-byte chunks [0, n16) after byte `base`, with
  * three or four ranks on more than one GPU: one chunk a thread, every
  * rank's loaded before any is reduced (still in rank order), so one round
@@ -513,6 +510,11 @@ __device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcol
     }
 }
 
+/* The elements [lo, hi) after byte offset `off` of the partition space:
+ * op over the ranks r, in rank order, of their contributions (gcoll_src),
+ * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
+ * at a time where every address allows it, the elements past the last
+ * whole 16 bytes one at a time. */
 template <typename T, int Src = GCOLL_SRC_BUFFERS>
 __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
                                            uint64_t lo, uint64_t hi, char *dst, bool all,
