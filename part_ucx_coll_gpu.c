@@ -847,9 +847,10 @@ void mca_part_ucx_gcoll_dump(const mca_part_ucx_coll_t *c, uint64_t epoch)
         ready += (a->host_ready[u] >= epoch);
         done += (a->done[u] >= epoch);
     }
-    mca_part_ucx_dump_line("  GPU engine: kind %d%s, %llu units, %u blocks; finished %" PRIu64
+    mca_part_ucx_dump_line("  GPU engine: kind %d%s%s%s, %llu units, %u blocks; finished %" PRIu64
                            "; host-readied %zu, done %zu of %llu partitions", a->kind,
-                           a->ll128 ? " (ll128)" : "", (unsigned long long) a->units,
+                           a->ll128 ? " (ll128)" : "", a->span ? " across GPUs" : "",
+                           a->relay ? " (relayed)" : "", (unsigned long long) a->units,
                            c->gcoll->blocks, *a->finished, ready,
                            done, (unsigned long long) a->user_parts);
 }
