@@ -741,10 +741,6 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         /* a counted epoch: the start wrote it into GPU memory as well;
          * read beside the copy below, not after it behind a barrier */
         epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
-        deferred[0] = deferred[1] = 0;
-        if (gridDim.x <= GCOLL_DEFER_BLOCKS) {
-            gcoll_deferred(*args, &deferred[0], &deferred[1]);
-        }
     }
     for (unsigned i = threadIdx.x; i < sizeof(a) / sizeof(uint64_t); i += blockDim.x) {
         ((uint64_t *) &a)[i] = ((const uint64_t *) args)[i];
@@ -757,6 +753,16 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     }
 #endif
     GCOLL_STAMP(e, PART_TRACE_EPOCH);
+    if (32 == threadIdx.x) {
+        /* from the arguments' shared copy, by a thread that waits for no
+         * partition of a small epoch's unit, beside thread 0's wait: from
+         * the global copy before the barrier they delayed every wait; read
+         * only after a barrier to come (the move's) or by this thread */
+        deferred[0] = deferred[1] = 0;
+        if (gridDim.x <= GCOLL_DEFER_BLOCKS) {
+            gcoll_deferred(a, &deferred[0], &deferred[1]);
+        }
+    }
     for (k = blockIdx.x; k < a.units; k += gridDim.x) {
         len = gcoll_unit(a, k, &off, &u0, &u1);
         if (gcoll_readies(a)) {
