@@ -253,6 +253,29 @@ if by["lines"]:
     fig.tight_layout()
     fig.savefig(f"{out}/lines.png", dpi=120)
 
+# Kernels moving large data across the link (bench/run-links.sh): GB/s a
+# direction vs blocks, one panel a mode, one line a chunk count; the copy
+# engines' rate as a horizontal line in each
+if by["links"]:
+    series = defaultdict(lambda: defaultdict(list))
+    copy = [float(r["value"]) for r in by["links"] if r["component"].startswith("copy")]
+    for r in by["links"]:
+        mode, u = r["component"].rsplit("-u", 1)
+        if mode != "copy":
+            series[mode][int(u)].append((int(r["param1"]), float(r["value"])))
+    if series:
+        fig, axes = plt.subplots(1, len(series), figsize=(4.5 * len(series), 3.8), sharey=True)
+        for ax, (mode, by_u) in zip(axes if len(series) > 1 else [axes], sorted(series.items())):
+            for u, pts in sorted(by_u.items()):
+                pts.sort()
+                ax.plot(*zip(*pts), marker="o", label=f"{u} x 16 B a thread")
+            if copy:
+                ax.axhline(copy[0], color="gray", linestyle=":", label="copy engines")
+            style(ax, "blocks a side (512 threads)", "GB/s a direction", mode, False)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(f"{out}/links.png", dpi=120)
+
 # Stream-ordered epochs (bench/run-stream.sh): goodput vs grid per variant,
 # the half round trips, and stream_table.py's ratios and targets
 if by["stream_goodput"]:
