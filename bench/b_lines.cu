@@ -27,6 +27,7 @@
  * Compiled in CI (build:bench-compile); a design probe, not part of a
  * comparison with NCCL. */
 #include "cuda_check.h" /* CUDA(): a failed call ends the program */
+#include "list_arg.h"  /* bench_list_arg() */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,17 +213,6 @@ static double both(int p, side x[2], int dev[2], cudaStream_t st[2], int blocks,
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-static int parse(const char *arg, uint64_t *v, int max)
-{
-    int k = 0;
-    char *copy = strdup(arg), *tok, *save = NULL;
-    for (tok = strtok_r(copy, ",", &save); tok && k < max; tok = strtok_r(NULL, ",", &save)) {
-        v[k++] = strtoull(tok, NULL, 0);
-    }
-    free(copy);
-    return k;
-}
-
 int main(int argc, char **argv)
 {
     uint64_t sizes[32] = {4096, 16384, 65536, 262144, 1048576}, blocks_v[32] = {1, 4, 16, 32, 64};
@@ -233,8 +223,8 @@ int main(int argc, char **argv)
     unsigned long long *err[2];
     uint64_t epoch = 1, maxspan = 0;
 
-    if (argc > 1) nsizes = parse(argv[1], sizes, 32);
-    if (argc > 2) nblocks = parse(argv[2], blocks_v, 32);
+    if (argc > 1) nsizes = bench_list_arg(argv[1], sizes, 32);
+    if (argc > 2) nblocks = bench_list_arg(argv[2], blocks_v, 32);
     CUDA(cudaGetDeviceCount(&ndev));
     dev[0] = 0;
     dev[1] = (ndev > 1) ? 1 : 0;

@@ -20,6 +20,7 @@
  * links,copy-u0,0,2,GBPS,GB/s. Compiled in CI (build:bench-compile); a
  * design probe, not part of a comparison with NCCL. */
 #include "cuda_check.h" /* CUDA(): a failed call ends the program */
+#include "list_arg.h"  /* bench_list_arg() */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,17 +170,6 @@ static unsigned long long verify(int m, gpu *g, uint64_t n)
     return bad;
 }
 
-static int parse(const char *arg, uint64_t *v, int max)
-{
-    int k = 0;
-    char *copy = strdup(arg), *tok, *save = NULL;
-    for (tok = strtok_r(copy, ",", &save); tok && k < max; tok = strtok_r(NULL, ",", &save)) {
-        v[k++] = strtoull(tok, NULL, 0);
-    }
-    free(copy);
-    return k;
-}
-
 static int row(int m, int u, gpu *g, int blocks, uint64_t bytes)
 {
     unsigned long long bad;
@@ -205,8 +195,8 @@ int main(int argc, char **argv)
     gpu g[2];
 
     if (argc > 1) bytes = strtoull(argv[1], NULL, 0);
-    if (argc > 2) nblocks = parse(argv[2], blocks_v, 32);
-    if (argc > 3) nu = parse(argv[3], u_v, 8);
+    if (argc > 2) nblocks = bench_list_arg(argv[2], blocks_v, 32);
+    if (argc > 3) nu = bench_list_arg(argv[3], u_v, 8);
     bytes = (bytes + 15) & ~(uint64_t) 15;
     CUDA(cudaGetDeviceCount(&ndev));
     if (ndev < 2) {

@@ -102,3 +102,29 @@ bench_plot() {
         echo "bench: matplotlib missing; plot with: bench/plot.py $1 $2"
     fi
 }
+
+# bench_probe SRC OUTDIR ROWS TITLE [ARGS...]: a design probe without MPI
+# (bench/b_lines.cu, bench/b_links.cu): built with nvcc alone, run once
+# with ARGS (BENCH_TIMEOUT, default 300 s); its rows (lines starting with
+# "ROWS,") go to OUTDIR/results.csv, its output to raw.txt, stderr (wrong
+# data) to errors.txt, the GPUs and links to machine.txt, the rows a label
+# a column (bench/label_table.py) under TITLE to tables.txt, its plots
+# (bench/plot.py) beside them. Returns the probe's exit status.
+bench_probe() {
+    local src=$1 out=$2 rows=$3 title=$4 build rc
+    shift 4
+    mkdir -p "$out"
+    build=$(mktemp -d)
+    "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -o "$build/probe" \
+        "$src" || { rm -rf "$build"; return 1; }
+    { nvidia-smi -L; nvidia-smi topo -m; } > "$out/machine.txt" 2>&1
+    echo "bench,component,param1,param2,value,unit" > "$out/results.csv"
+    timeout "${BENCH_TIMEOUT:-300}" "$build/probe" "$@" 2> "$out/errors.txt" |
+        tee "$out/raw.txt" | grep -a "^$rows," >> "$out/results.csv"
+    rc=${PIPESTATUS[0]}
+    rm -rf "$build"
+    { echo "$title"; python3 "$here/bench/label_table.py" "$out/results.csv"; } > "$out/tables.txt"
+    python3 "$here/bench/plot.py" "$out/results.csv" "$out" > /dev/null
+    cat "$out/tables.txt" "$out/errors.txt"
+    return "$rc"
+}

@@ -11,21 +11,7 @@
 # LL128 line the link tore).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-. "$here/tools/env.sh"
-out=${1:-$here/bench/results/lines-$(hostname -s)}
-mkdir -p "$out"
-build=$(mktemp -d)
-trap 'rm -rf "$build"' EXIT
-"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -o "$build/b_lines" \
-    "$here/bench/b_lines.cu" || exit 1
-{ nvidia-smi -L; nvidia-smi topo -m; } > "$out/machine.txt" 2>&1
-echo "bench,component,param1,param2,value,unit" > "$out/results.csv"
-timeout "${BENCH_TIMEOUT:-300}" "$build/b_lines" \
-    "${BENCH_LINES_BYTES:-4096,16384,65536,262144,1048576}" "${BENCH_LINES_BLOCKS:-1,4,16,32,64}" \
-    2> "$out/errors.txt" | tee "$out/raw.txt" | grep -a '^lines,' >> "$out/results.csv"
-rc=${PIPESTATUS[0]}
-{ echo "exchange of BYTES (the grid column) between two GPUs, us an epoch, one column a block count"
-  python3 "$here/bench/label_table.py" "$out/results.csv"; } > "$out/tables.txt"
-python3 "$here/bench/plot.py" "$out/results.csv" "$out" > /dev/null
-cat "$out/tables.txt" "$out/errors.txt"
-exit "$rc"
+. "$here/bench/common.sh"
+bench_probe "$here/bench/b_lines.cu" "${1:-$here/bench/results/lines-$(hostname -s)}" lines \
+    "exchange of BYTES (the grid column) between two GPUs, us an epoch, one column a block count" \
+    "${BENCH_LINES_BYTES:-4096,16384,65536,262144,1048576}" "${BENCH_LINES_BLOCKS:-1,4,16,32,64}"
