@@ -13,6 +13,10 @@
 #                    GPUs 2i and 2i+1 (one rank per GPU), then the lines of
 #                    more ranks on every GPU: a 10-minute call holds the
 #                    whole suite on four GPUs with N=2 (default 1: in turn)
+#   DEVICE_SHARD_GPUS=1  with DEVICE_SHARDS=N on a node of at least N GPUs
+#                    (and DEVICE_MPS=1): every line dealt round the N
+#                    shards, shard i with every rank on GPU i, as on a
+#                    one-GPU machine (default 2: one rank a GPU, as above)
 #   DEVICE_MPS=1     run everything under CUDA MPS (a control daemon started
 #                    for the run and stopped after): ranks that share a GPU
 #                    then run side by side instead of time-sliced
@@ -65,24 +69,30 @@ fi
 
 # tools/test.sh --gpu "$@", in DEVICE_SHARDS shards where the GPUs allow
 gpu_suite() {
-    local shards=${DEVICE_SHARDS:-1} ngpu i pids=() rc=0 passed=0 failed=0 f
+    local shards=${DEVICE_SHARDS:-1} per=${DEVICE_SHARD_GPUS:-2} ngpu i devs pids=() rc=0
+    local passed=0 failed=0 f
     ngpu=$(nvidia-smi -L | wc -l)
-    if [ "$shards" -le 1 ] || [ "$ngpu" -lt $((2 * shards)) ]; then
+    [ "$per" = 1 ] || per=2
+    if [ "$shards" -le 1 ] || [ "$ngpu" -lt $((per * shards)) ]; then
         tools/test.sh --gpu "$@"
         return
     fi
-    # lines of one or two ranks dealt round the shards, the others apart
-    awk -v n="$shards" -v d="$dest" '/^[ \t]*(#|$)/ { next }
-        $2 <= 2 { print > (d "/shard-" (k++ % n) ".list"); next }
+    # one GPU a shard: every line round the shards; two: the lines of one
+    # or two ranks, the others apart on every GPU
+    rm -f "$dest"/shard-*.list "$dest/wide.list"
+    awk -v n="$shards" -v d="$dest" -v per="$per" '/^[ \t]*(#|$)/ { next }
+        per == 1 || $2 <= 2 { print > (d "/shard-" (k++ % n) ".list"); next }
         { print > (d "/wide.list") }' "$here/tests/gpu.list"
     for ((i = 0; i < shards; i++)); do
-        CUDA_VISIBLE_DEVICES=$((2 * i)),$((2 * i + 1)) TEST_LIST=$dest/shard-$i.list \
+        devs=$((per * i)); [ "$per" = 1 ] || devs=$devs,$((per * i + 1))
+        CUDA_VISIBLE_DEVICES=$devs TEST_LIST=$dest/shard-$i.list \
             TEST_BUILD_DIR=$dest/tests-$i tools/test.sh --gpu "$@" > "$dest/shard-$i.txt" 2>&1 &
         pids+=($!)
     done
     for i in "${!pids[@]}"; do
         wait "${pids[$i]}" || rc=1
-        echo "== shard $i: GPUs $((2 * i)),$((2 * i + 1)), $(wc -l < "$dest/shard-$i.list") lines"
+        devs=$((per * i)); [ "$per" = 1 ] || devs=$devs,$((per * i + 1))
+        echo "== shard $i: GPUs $devs, $(wc -l < "$dest/shard-$i.list") lines"
         cat "$dest/shard-$i.txt"
     done
     if [ -s "$dest/wide.list" ]; then
