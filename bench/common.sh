@@ -111,7 +111,7 @@ bench_plot() {
 # a column (bench/label_table.py) under TITLE to tables.txt, its plots
 # (bench/plot.py) beside them. Returns the probe's exit status.
 bench_probe() {
-    local src=$1 out=$2 rows=$3 title=$4 build rc
+    local src=$1 out=$2 rows=$3 title=$4 build rc py
     shift 4
     mkdir -p "$out"
     build=$(mktemp -d)
@@ -124,7 +124,12 @@ bench_probe() {
     rc=${PIPESTATUS[0]}
     rm -rf "$build"
     { echo "$title"; python3 "$here/bench/label_table.py" "$out/results.csv"; } > "$out/tables.txt"
-    python3 "$here/bench/plot.py" "$out/results.csv" "$out" > /dev/null
+    py=$(bench_python)
+    if [ -n "$py" ]; then
+        "$py" "$here/bench/plot.py" "$out/results.csv" "$out" > /dev/null
+    else
+        echo "bench: matplotlib missing; plot with: bench/plot.py $out/results.csv $out"
+    fi
     cat "$out/tables.txt" "$out/errors.txt"
     return "$rc"
 }
