@@ -12,9 +12,10 @@ return among partition 0's blocks and among all (traces written before
 these two stamps existed, "AT seq t0 t1", are read too). Each engine
 epoch is paired with the application kernel that started nearest to it,
 within 20 us (both follow the epoch's start; records of other collectives
-of the process pair with none), and the phases are printed as medians over the last N pairs (default 200), in us
-from the application kernel's start, with the period between epochs and
-the gap from one epoch's end to the next epoch's first kernel."""
+of the process pair with none), and the phases are printed as medians
+over the last N pairs (default 200), in us from the application kernel's
+start, with the period between epochs and the gap from one epoch's end to
+the next epoch's first kernel."""
 import bisect
 import statistics
 import sys
