@@ -69,7 +69,7 @@ fi
 
 # tools/test.sh --gpu "$@", in DEVICE_SHARDS shards where the GPUs allow
 gpu_suite() {
-    local shards=${DEVICE_SHARDS:-1} per=${DEVICE_SHARD_GPUS:-2} ngpu i devs pids=() rc=0
+    local shards=${DEVICE_SHARDS:-1} per=${DEVICE_SHARD_GPUS:-2} ngpu i devs=() pids=() rc=0
     local passed=0 failed=0 f
     ngpu=$(nvidia-smi -L | wc -l)
     [ "$per" = 1 ] || per=2
@@ -84,15 +84,14 @@ gpu_suite() {
         per == 1 || $2 <= 2 { print > (d "/shard-" (k++ % n) ".list"); next }
         { print > (d "/wide.list") }' "$here/tests/gpu.list"
     for ((i = 0; i < shards; i++)); do
-        devs=$((per * i)); [ "$per" = 1 ] || devs=$devs,$((per * i + 1))
-        CUDA_VISIBLE_DEVICES=$devs TEST_LIST=$dest/shard-$i.list \
+        devs[i]=$((per * i)); [ "$per" = 1 ] || devs[i]=${devs[i]},$((per * i + 1))
+        CUDA_VISIBLE_DEVICES=${devs[i]} TEST_LIST=$dest/shard-$i.list \
             TEST_BUILD_DIR=$dest/tests-$i tools/test.sh --gpu "$@" > "$dest/shard-$i.txt" 2>&1 &
         pids+=($!)
     done
     for i in "${!pids[@]}"; do
         wait "${pids[$i]}" || rc=1
-        devs=$((per * i)); [ "$per" = 1 ] || devs=$devs,$((per * i + 1))
-        echo "== shard $i: GPUs $devs, $(wc -l < "$dest/shard-$i.list") lines"
+        echo "== shard $i: GPUs ${devs[i]}, $(wc -l < "$dest/shard-$i.list") lines"
         cat "$dest/shard-$i.txt"
     done
     if [ -s "$dest/wide.list" ]; then
