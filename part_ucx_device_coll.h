@@ -533,34 +533,35 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
         n16 = (hi - lo) / V;
         if (GCOLL_SRC_BUFFERS == Src && a.span && a.n >= 3 && a.n <= 4) {
             gcoll_reduce_at_once<T>(a, base, n16, dst, all);
-        } else
-        /* two chunks a thread, one rank's at a time */
-        for (uint64_t i = threadIdx.x; i < n16; i += 2 * b) {
-            bool two = i + b < n16;
-            union {
-                uint4 v;
-                T x[V];
-            } acc[2], in[2];
-            acc[0].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i);
-            if (two) {
-                acc[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i + b);
-            }
-            for (r = 1; r < a.n; ++r) {
-                in[0].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i);
+        } else {
+            /* two chunks a thread, one rank's at a time */
+            for (uint64_t i = threadIdx.x; i < n16; i += 2 * b) {
+                bool two = i + b < n16;
+                union {
+                    uint4 v;
+                    T x[V];
+                } acc[2], in[2];
+                acc[0].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i);
                 if (two) {
-                    in[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i + b);
+                    acc[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i + b);
                 }
-#pragma unroll
-                for (int k = 0; k < V; ++k) {
-                    acc[0].x[k] = gcoll_apply<T>(a.op, acc[0].x[k], in[0].x[k]);
-                    acc[1].x[k] = gcoll_apply<T>(a.op, acc[1].x[k], in[1].x[k]);
+                for (r = 1; r < a.n; ++r) {
+                    in[0].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i);
+                    if (two) {
+                        in[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i + b);
+                    }
+    #pragma unroll
+                    for (int k = 0; k < V; ++k) {
+                        acc[0].x[k] = gcoll_apply<T>(a.op, acc[0].x[k], in[0].x[k]);
+                        acc[1].x[k] = gcoll_apply<T>(a.op, acc[1].x[k], in[1].x[k]);
+                    }
                 }
-            }
-            for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
-                uint4 *d = (uint4 *) ((all ? a.dst[r] : dst) + base);
-                d[i] = acc[0].v;
-                if (two) {
-                    d[i + b] = acc[1].v;
+                for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
+                    uint4 *d = (uint4 *) ((all ? a.dst[r] : dst) + base);
+                    d[i] = acc[0].v;
+                    if (two) {
+                        d[i + b] = acc[1].v;
+                    }
                 }
             }
         }
