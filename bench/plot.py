@@ -236,45 +236,42 @@ for bench, xlabel, ylabel, fname, logy in (
 if by["limits"]:
     table("node limits", by["limits"], ["component", "value", "unit"])
 
+def panels(rows, sep, label, xlabel, ylabel, logy, path, hline=None):
+    """One panel a component prefix (before `sep`), one line a suffix (a
+    number, labelled by label(n)): value vs param1; `hline` (value,
+    label) drawn across every panel."""
+    series = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        name, n = r["component"].rsplit(sep, 1)
+        series[name][int(n)].append((int(r["param1"]), float(r["value"])))
+    fig, axes = plt.subplots(1, len(series), figsize=(4.5 * len(series), 3.8), sharey=True)
+    for ax, (name, lines) in zip(axes if len(series) > 1 else [axes], sorted(series.items())):
+        for n, pts in sorted(lines.items()):
+            pts.sort()
+            ax.plot(*zip(*pts), marker="o", label=label(n))
+        if hline:
+            ax.axhline(hline[0], color="gray", linestyle=":", label=hline[1])
+        style(ax, xlabel, ylabel, name, logy)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 # The GPU engine's exchange protocols alone (bench/run-lines.sh): us an
 # epoch vs bytes, one panel a protocol, one line a block count
 if by["lines"]:
-    series = defaultdict(lambda: defaultdict(list))
-    for r in by["lines"]:
-        proto, blocks = r["component"].rsplit("-b", 1)
-        series[proto][int(blocks)].append((int(r["param1"]), float(r["value"])))
-    fig, axes = plt.subplots(1, len(series), figsize=(4.5 * len(series), 3.8), sharey=True)
-    for ax, (proto, by_blocks) in zip(axes if len(series) > 1 else [axes], sorted(series.items())):
-        for blocks, pts in sorted(by_blocks.items()):
-            pts.sort()
-            ax.plot(*zip(*pts), marker="o", label=f"{blocks} blocks")
-        style(ax, "bytes an exchange", "us an epoch", proto, True)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(f"{out}/lines.png", dpi=120)
+    panels(by["lines"], "-b", lambda n: f"{n} blocks", "bytes an exchange", "us an epoch", True,
+           f"{out}/lines.png")
 
 # Kernels moving large data across the link (bench/run-links.sh): GB/s a
 # direction vs blocks, one panel a mode, one line a chunk count; the copy
 # engines' rate as a horizontal line in each
-if by["links"]:
-    series = defaultdict(lambda: defaultdict(list))
+moves = [r for r in by["links"] if not r["component"].startswith("copy")]
+if moves:
     copy = [float(r["value"]) for r in by["links"] if r["component"].startswith("copy")]
-    for r in by["links"]:
-        mode, u = r["component"].rsplit("-u", 1)
-        if mode != "copy":
-            series[mode][int(u)].append((int(r["param1"]), float(r["value"])))
-    if series:
-        fig, axes = plt.subplots(1, len(series), figsize=(4.5 * len(series), 3.8), sharey=True)
-        for ax, (mode, by_u) in zip(axes if len(series) > 1 else [axes], sorted(series.items())):
-            for u, pts in sorted(by_u.items()):
-                pts.sort()
-                ax.plot(*zip(*pts), marker="o", label=f"{u} x 16 B a thread")
-            if copy:
-                ax.axhline(copy[0], color="gray", linestyle=":", label="copy engines")
-            style(ax, "blocks a side (512 threads)", "GB/s a direction", mode, False)
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(f"{out}/links.png", dpi=120)
+    panels(moves, "-u", lambda n: f"{n} x 16 B a thread", "blocks a side (512 threads)",
+           "GB/s a direction", False, f"{out}/links.png",
+           (copy[0], "copy engines") if copy else None)
 
 # Stream-ordered epochs (bench/run-stream.sh): goodput vs grid per variant,
 # the half round trips, and stream_table.py's ratios and targets
