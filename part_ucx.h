@@ -134,6 +134,7 @@ typedef struct mca_part_ucx_params_t {
     int coll_gpu_ll128_bytes;       /* ... in 128-byte lines up to these many bytes (NVLink) */
     int coll_gpu_ll128_twoshot_bytes; /* two-shot in 128-byte lines up to these many bytes */
     int coll_gpu_twoshot_push;      /* two-shot pushes its slices: 0 never, 1 across GPUs, 2 also on one */
+    int coll_gpu_span_twoshot_push_bytes; /* ... and on two ranks of two GPUs from these many bytes */
     bool coll_gpu_scope_fences;     /* GPU-scope fences where all ranks share one GPU */
     int coll_gpu_relay_bytes;       /* across GPUs the engine relays readiness up to these many bytes */
 } mca_part_ucx_params_t;

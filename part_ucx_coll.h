@@ -78,6 +78,7 @@ typedef struct mca_part_ucx_gcoll_params_t {
     uint64_t ll128_twoshot_bytes; /* part_ucx_coll_gpu_ll128_twoshot_bytes */
     uint64_t span_blocks;     /* part_ucx_coll_gpu_span_blocks, at least 1 */
     uint64_t twoshot_push;    /* part_ucx_coll_gpu_twoshot_push */
+    uint64_t span_twoshot_push_bytes; /* part_ucx_coll_gpu_span_twoshot_push_bytes */
     uint64_t relay_bytes;     /* part_ucx_coll_gpu_relay_bytes */
 } mca_part_ucx_gcoll_params_t;
 

@@ -176,6 +176,7 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->span_blocks = mca_part_ucx_gcoll_least(m->coll_gpu_span_blocks, 1);
     p->ll128_twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_ll128_twoshot_bytes, 0);
     p->twoshot_push = mca_part_ucx_gcoll_least(m->coll_gpu_twoshot_push, 0);
+    p->span_twoshot_push_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_span_twoshot_push_bytes, 0);
     p->relay_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_relay_bytes, 0);
 }
 
@@ -214,9 +215,17 @@ int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int 
      * together read and write less than one-shot's n reads of everything:
      * on two ranks too, where each reads half instead of all of it. Its
      * slices pushed (part_ucx_coll_gpu_twoshot_push) where lines do not
-     * serve (part_ucx_coll_gpu_ll128_twoshot_bytes). */
+     * serve (part_ucx_coll_gpu_ll128_twoshot_bytes); by default only two
+     * ranks on two GPUs push, and only large data
+     * (part_ucx_coll_gpu_span_twoshot_push_bytes): there each link carries
+     * one stream of slices each way, which stores keep fuller than loads
+     * that wait a round trip each; with more peers, or smaller slices,
+     * the copy through the window costs more than the loads' waits. */
     if (two > 0 && bytes >= two) {
-        return (p->twoshot_push >= (span ? 1u : 2u) && bytes > p->ll128_twoshot_bytes)
+        uint64_t push2 = p->span_twoshot_push_bytes;
+        bool pushed = p->twoshot_push >= (span ? 1u : 2u) ||
+                      (span && 2 == n && push2 > 0 && bytes >= push2);
+        return (pushed && bytes > p->ll128_twoshot_bytes)
                    ? MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK : MCA_PART_UCX_GCOLL_ALLREDUCE2;
     }
     return kind;

@@ -306,6 +306,13 @@ static int mca_part_ucx_component_register(void)
         "ranks are on more than one GPU; 2: also where every rank shares one GPU",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_twoshot_push);
+    mca_part_ucx_var("coll_gpu_span_twoshot_push_bytes",
+        "GPU engine: where two ranks are on two GPUs, a two-shot allreduce not in lines of at "
+        "least this many bytes pushes its slices as part_ucx_coll_gpu_twoshot_push describes, "
+        "whatever that says: each link then carries one stream of slices each way, which "
+        "stores keep fuller than loads (0: never)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_span_twoshot_push_bytes);
     mca_part_ucx_var("coll_gpu_scope_fences",
         "GPU engine: fences no wider than the words' readers: where every rank runs on one "
         "GPU (CUDA MPS), GPU scope between the ranks' words and in the kernels' MPIX_Pready; "

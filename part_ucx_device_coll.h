@@ -358,13 +358,16 @@ __device__ static inline void gcoll_tell(const mca_part_ucx_gcoll_args_t &a, uin
  * word follows the release alone (the count's fence and atomic round trip
  * are on every small epoch's critical path). `synced`: the block's
  * barrier since the result's stores was passed. One thread a partition,
- * from the block's second warp on: the first warp's threads tell the
+ * from the block's last warp down: the first warp's threads tell the
  * peers (gcoll_tell) meanwhile, and a warp's threads in two branches
- * would take them one after the other, each behind its fence. */
+ * would take them one after the other, each behind its fence; and the
+ * last warps have the fewest of the unit's stores into the peers still
+ * in flight (lines are dealt from thread 0), which a done word's store
+ * and fence would otherwise queue behind. */
 __device__ static inline void gcoll_done(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
                                          uint64_t e, bool synced)
 {
-    uint64_t off, u0, u1, u, t = (threadIdx.x + blockDim.x - 32) % blockDim.x;
+    uint64_t off, u0, u1, u, t = blockDim.x - 1 - threadIdx.x;
     bool counted = false;
 
     if (!synced) {

@@ -38,7 +38,8 @@
  *       (every epoch counted in the two-shot and the bulk counters); -G 13:
  *       two-shot, its slices pushed where the ranks are on more than one
  *       GPU, pulled where they share one (part_ucx_coll_gpu_twoshot_push
- *       1); -G 14: two-shot, its slices pulled (none bulk pushed) */
+ *       1, or two ranks from part_ucx_coll_gpu_span_twoshot_push_bytes);
+ *       -G 14: two-shot, its slices pulled (none bulk pushed) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
