@@ -127,6 +127,7 @@ typedef struct mca_part_ucx_params_t {
     int coll_gpu_blocks;            /* the GPU engine kernel's blocks, at most */
     int coll_gpu_span_blocks;       /* the same where the ranks span GPUs */
     int coll_gpu_twoshot_bytes;     /* allreduce on 3+ ranks: two-shot from these many bytes */
+    int coll_gpu_span_twoshot_bytes; /* the same where the ranks span GPUs */
     int coll_gpu_push_bytes;        /* allreduce: pushed up to these many bytes */
     int coll_gpu_span_push_bytes;   /* the same where the ranks span GPUs */
     int coll_gpu_bulk_bytes;        /* allreduce: else pushed whole up to these many bytes */

@@ -69,6 +69,7 @@ typedef struct mca_part_ucx_gcoll_params_t {
     uint64_t span_unit_bytes; /* part_ucx_coll_gpu_span_unit_bytes, at least 16 */
     uint64_t blocks;          /* part_ucx_coll_gpu_blocks, at least 1 (units follow it) */
     uint64_t twoshot_bytes;   /* part_ucx_coll_gpu_twoshot_bytes */
+    uint64_t span_twoshot_bytes; /* part_ucx_coll_gpu_span_twoshot_bytes */
     uint64_t push_bytes;      /* part_ucx_coll_gpu_push_bytes */
     uint64_t span_push_bytes; /* part_ucx_coll_gpu_span_push_bytes */
     uint64_t bulk_bytes;      /* part_ucx_coll_gpu_bulk_bytes */

@@ -167,6 +167,7 @@ void mca_part_ucx_gcoll_params_local(mca_part_ucx_gcoll_params_t *p)
     p->span_unit_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_span_unit_bytes, 16);
     p->blocks = mca_part_ucx_gcoll_least(m->coll_gpu_blocks, 1);
     p->twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_twoshot_bytes, 0);
+    p->span_twoshot_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_span_twoshot_bytes, 0);
     p->push_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_push_bytes, 0);
     p->span_push_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_span_push_bytes, 0);
     p->bulk_bytes = mca_part_ucx_gcoll_least(m->coll_gpu_bulk_bytes, 0);
@@ -188,6 +189,12 @@ int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int 
 
     if (MCA_PART_UCX_GCOLL_ALLREDUCE != kind || n < 2) {
         return kind;
+    }
+    /* Across GPUs two-shot may start lower: between bulk push's reach and
+     * 1 MiB (four ranks, 683 KiB-1 MiB), one-shot reads every peer's
+     * whole data over the links where two-shot moves 2 (n - 1) / n of it */
+    if (span && two > 0 && p->span_twoshot_bytes > 0 && p->span_twoshot_bytes < two) {
+        two = p->span_twoshot_bytes;
     }
     /* Push: across GPUs every word a rank waits for in a pull costs its
      * writer a system-scope release (microseconds), three an epoch; pushed

@@ -163,6 +163,7 @@ enum {
     MCA_PART_UCX_SIG_GTWOSHOTPUSH,
     MCA_PART_UCX_SIG_GRELAY,
     MCA_PART_UCX_SIG_GSPANTWOPUSH,
+    MCA_PART_UCX_SIG_GSPANTWO,
     MCA_PART_UCX_SIG_N
 };
 
@@ -181,7 +182,7 @@ static const struct {
     MCA_PART_UCX_GSETTING(span_push_bytes), MCA_PART_UCX_GSETTING(ll128_bytes),
     MCA_PART_UCX_GSETTING(span_blocks),     MCA_PART_UCX_GSETTING(ll128_twoshot_bytes),
     MCA_PART_UCX_GSETTING(twoshot_push),    MCA_PART_UCX_GSETTING(relay_bytes),
-    MCA_PART_UCX_GSETTING(span_twoshot_push_bytes)};
+    MCA_PART_UCX_GSETTING(span_twoshot_push_bytes), MCA_PART_UCX_GSETTING(span_twoshot_bytes)};
 #undef MCA_PART_UCX_GSETTING
 _Static_assert(sizeof(mca_part_ucx_coll_gsettings) / sizeof(mca_part_ucx_coll_gsettings[0]) ==
                    MCA_PART_UCX_SIG_N - MCA_PART_UCX_SIG_GUNIT,

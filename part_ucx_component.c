@@ -251,6 +251,13 @@ static int mca_part_ucx_component_register(void)
         "ones one-shot (0: always one-shot)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_twoshot_bytes);
+    mca_part_ucx_var("coll_gpu_span_twoshot_bytes",
+        "GPU engine: where the ranks are on more than one GPU, an allreduce is two-shot from "
+        "the smaller of this and part_ucx_coll_gpu_twoshot_bytes (0 there: never; 0 here: "
+        "that one alone); only sizes that neither push nor bulk push takes reach it (four "
+        "ranks from about 683 KiB by default)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->coll_gpu_span_twoshot_bytes);
     mca_part_ucx_var("coll_gpu_push_bytes",
         "GPU engine: an allreduce of at most this many bytes (a multiple of 8, and below "
         "part_ucx_coll_gpu_twoshot_bytes) is pushed: each rank stores its contribution into "

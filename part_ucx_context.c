@@ -64,6 +64,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .coll_gpu_blocks = 32,
         .coll_gpu_span_blocks = 64,
         .coll_gpu_twoshot_bytes = 1 << 20,
+        .coll_gpu_span_twoshot_bytes = 512 << 10,
         .coll_gpu_push_bytes = 8 << 10,
         .coll_gpu_span_push_bytes = 64 << 10,
         .coll_gpu_bulk_bytes = 2 << 20,

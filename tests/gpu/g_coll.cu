@@ -39,7 +39,9 @@
  *       two-shot, its slices pushed where the ranks are on more than one
  *       GPU, pulled where they share one (part_ucx_coll_gpu_twoshot_push
  *       1, or two ranks from part_ucx_coll_gpu_span_twoshot_push_bytes);
- *       -G 14: two-shot, its slices pulled (none bulk pushed) */
+ *       -G 14: two-shot, its slices pulled (none bulk pushed); -G 15:
+ *       two-shot where the ranks are on more than one GPU, not two-shot
+ *       where they share one (part_ucx_coll_gpu_span_twoshot_bytes) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -386,6 +388,9 @@ int main(int argc, char **argv)
                 push, n);
         if (7 == engine) {
             engine = spans_gpus() ? 6 : 5;
+        }
+        if (15 == engine) {
+            engine = spans_gpus() ? 2 : 3;
         }
         T_CHECK(5 != engine || (0 == push && 0 == two && 0 == bulk),
                 "%llu pushed, %llu bulk pushed and %llu two-shot of %llu GPU-engine epochs, "
