@@ -190,9 +190,10 @@ int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int 
     if (MCA_PART_UCX_GCOLL_ALLREDUCE != kind || n < 2) {
         return kind;
     }
-    /* Across GPUs two-shot may start lower: between bulk push's reach and
-     * 1 MiB (four ranks, 683 KiB-1 MiB), one-shot reads every peer's
-     * whole data over the links where two-shot moves 2 (n - 1) / n of it */
+    /* Across GPUs two-shot may start lower: between the bulk push's reach
+     * and part_ucx_coll_gpu_twoshot_bytes (at the defaults four ranks at
+     * 683 KiB-1 MiB) one-shot reads every peer's whole data over the
+     * links, where two-shot moves 2 (n - 1) / n of it */
     if (span && two > 0 && p->span_twoshot_bytes > 0 && p->span_twoshot_bytes < two) {
         two = p->span_twoshot_bytes;
     }
