@@ -10,6 +10,11 @@
 #                          gallreduce rows on stdout (LABEL: BENCH_LABEL,
 #                          "" for the unlabelled rows with NCCL's;
 #                          BENCH_NO_TRADITIONAL is passed on when set)
+#   variants V...          builds /tmp/V.so for each V: the device plugin
+#                          of this checkout with .bundle/exp/V.diff applied
+#                          (timing experiments), beside /tmp/base.so, the
+#                          bundle's; their logs in $OUT/build-V.txt
+#   use V                  puts /tmp/V.so in the install's place (base: back)
 # Keeps NCCL_NVLS_ENABLE=0 (NVLink multicast stays off on the lent nodes).
 call_start=$(date +%s)
 el() { echo $(( $(date +%s) - call_start )); }
@@ -31,4 +36,22 @@ run() {
     BENCH_LABEL=$lab timeout 100 mpirun -np "$np" --bind-to none --oversubscribe --mca part ucx \
         "$@" -x BENCH_LABEL ${BENCH_NO_TRADITIONAL:+-x BENCH_NO_TRADITIONAL} /tmp/plain allreduce \
         "$grids" 2>&1 | tr -d '\000' | grep -a '^gallreduce'
+}
+
+plugin=$call_dir/part-ucx/lib/openmpi/part_ucx_device.so
+variants() {
+    local v
+    cp "$plugin" /tmp/base.so || return 1
+    for v in "$@"; do
+        rm -rf "/tmp/$v" && cp -r . "/tmp/$v" && (cd "/tmp/$v" && patch -p1 < ".bundle/exp/$v.diff" > /dev/null) &&
+            "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -shared -Xcompiler -fPIC \
+                -I"/tmp/$v" -o "/tmp/$v.so" "/tmp/$v/part_ucx_device.cu" > "$OUT/build-$v.txt" 2>&1 &
+    done
+    wait
+    for v in "$@"; do
+        [ -f "/tmp/$v.so" ] || { echo "call-common: /tmp/$v.so did not build (build-$v.txt)" >&2; return 1; }
+    done
+}
+use() {
+    cp "/tmp/$1.so" "$plugin"
 }
