@@ -553,7 +553,7 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
                     if (two) {
                         in[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i + b);
                     }
-    #pragma unroll
+#pragma unroll
                     for (int k = 0; k < V; ++k) {
                         acc[0].x[k] = gcoll_apply<T>(a.op, acc[0].x[k], in[0].x[k]);
                         acc[1].x[k] = gcoll_apply<T>(a.op, acc[1].x[k], in[1].x[k]);

@@ -92,12 +92,13 @@ bench_python() {
     done
 }
 
-# bench_plot CSV OUTDIR: PNGs and tables, or how to make them elsewhere.
+# bench_plot CSV OUTDIR [TABLES]: PNGs and tables (into TABLES, default
+# OUTDIR/tables.txt, and on stdout), or how to make them elsewhere.
 bench_plot() {
     local py
     py=$(bench_python)
     if [ -n "$py" ]; then
-        "$py" "$here/bench/plot.py" "$1" "$2" | tee "$2/tables.txt"
+        "$py" "$here/bench/plot.py" "$1" "$2" | tee "${3:-$2/tables.txt}"
     else
         echo "bench: matplotlib missing; plot with: bench/plot.py $1 $2"
     fi
@@ -111,7 +112,7 @@ bench_plot() {
 # a column (bench/label_table.py) under TITLE to tables.txt, its plots
 # (bench/plot.py) beside them. Returns the probe's exit status.
 bench_probe() {
-    local src=$1 out=$2 rows=$3 title=$4 build rc py
+    local src=$1 out=$2 rows=$3 title=$4 build rc
     shift 4
     mkdir -p "$out"
     build=$(mktemp -d)
@@ -124,12 +125,7 @@ bench_probe() {
     rc=${PIPESTATUS[0]}
     rm -rf "$build"
     { echo "$title"; python3 "$here/bench/label_table.py" "$out/results.csv"; } > "$out/tables.txt"
-    py=$(bench_python)
-    if [ -n "$py" ]; then
-        "$py" "$here/bench/plot.py" "$out/results.csv" "$out" > /dev/null
-    else
-        echo "bench: matplotlib missing; plot with: bench/plot.py $out/results.csv $out"
-    fi
+    bench_plot "$out/results.csv" "$out" /dev/null # the probes' tables are label_table.py's
     cat "$out/tables.txt" "$out/errors.txt"
     return "$rc"
 }
