@@ -607,6 +607,8 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         a->relay = span && a->narrow_fences && total <= c->gparams.relay_bytes &&
                    !mca_part_ucx_gcoll_pushed(a->kind, 0 != a->ll128);
         a->span = span;
+        /* this rank's launches alone: the ranks need not agree */
+        a->urgent = mca_part_ucx_module.params.coll_gpu_priority >= (span ? 1 : 2);
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {

@@ -340,6 +340,16 @@ static int mca_part_ucx_component_register(void)
         "0: never)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_relay_bytes);
+    mca_part_ucx_var("coll_gpu_priority",
+        "GPU engine: its kernel launched at the device's greatest stream priority, so that "
+        "its blocks reach the GPU ahead of the rest of a producing kernel's and move "
+        "partitions while that kernel runs (at equal priority a large kernel has every "
+        "block on the GPU first). A CUDA graph keeps it where instantiated with "
+        "cudaGraphInstantiateFlagUseNodePriority. 0: never; 1: where the ranks are on more "
+        "than one GPU; 2: also where every rank shares one GPU, whose SMs and memory the "
+        "engine then takes from the producer earlier",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->coll_gpu_priority);
     mca_part_ucx_var("join_bytes_gpu",
         "part_ucx_join_bytes for GPU data",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 19
+#define MCA_PART_UCX_DEVICE_ABI 20
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -142,6 +142,9 @@ typedef struct mca_part_ucx_gcoll_args_t {
      * and read each other's data) */
     unsigned char relay;
     unsigned char span;             /* 1: the ranks are on more than one GPU */
+    /* 1: the kernel goes at the greatest stream priority
+     * (part_ucx_coll_gpu_priority) */
+    unsigned char urgent;
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */

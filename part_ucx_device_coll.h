@@ -848,7 +848,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
 template <typename T>
 static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
                         const volatile uint64_t *epoch_word, unsigned blocks, void *stream,
-                        int load)
+                        int load, bool urgent)
 {
     void (*kernel)(const mca_part_ucx_gcoll_args_t *, uint64_t, const volatile uint64_t *) =
         (GCOLL_KERNEL_SLICES == which) ? part_gcoll<T, GCOLL_KERNEL_SLICES>
@@ -861,6 +861,31 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
         part_trace_setup();
 #endif
         return check(cudaFuncGetAttributes(&attr, kernel));
+    }
+    if (urgent) {
+        /* The engine is launched after the producing kernel (see
+         * mca_part_ucx_gcoll_start), and a grid's blocks go to the SMs in
+         * launch order at equal priority: behind a producer of more blocks
+         * than the GPU holds, the engine's would wait for its last ones
+         * and move nothing while it runs. At the greatest priority they
+         * go ahead of the producer's waiting blocks; the engine's block
+         * cap (half the SMs) leaves that kernel room. A captured launch
+         * keeps the attribute as its node's priority. */
+        int least = 0, greatest = 0;
+        cudaLaunchAttribute attr0;
+        cudaLaunchConfig_t cfg = {};
+
+        if (0 != check(cudaDeviceGetStreamPriorityRange(&least, &greatest))) {
+            return -1;
+        }
+        attr0.id = cudaLaunchAttributePriority;
+        attr0.val.priority = greatest;
+        cfg.gridDim = dim3(blocks);
+        cfg.blockDim = dim3(GCOLL_THREADS);
+        cfg.stream = (cudaStream_t) stream;
+        cfg.attrs = &attr0;
+        cfg.numAttrs = 1;
+        return check(cudaLaunchKernelEx(&cfg, kernel, dev, epoch, epoch_word));
     }
     kernel<<<blocks, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch, epoch_word);
     return check(cudaGetLastError());
@@ -885,7 +910,8 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
 
     /* the kernel of element type T (a value of it says which) */
     auto launch = [&](auto zero) {
-        return gcoll_launch<decltype(zero)>(which, dev, epoch, epoch_word, blocks, stream, load);
+        return gcoll_launch<decltype(zero)>(which, dev, epoch, epoch_word, blocks, stream, load,
+                                            0 != a->urgent);
     };
 
     if (!reduces) {

@@ -51,7 +51,10 @@ static cudaGraphExec_t graph_capture(cudaStream_t s, int K, int *ebase, F epoch)
     for (int k = 1; k <= K; ++k) epoch(k);
     if (NULL != ebase) advance<<<1, 1, 0, s>>>(ebase, K);
     CUDA(cudaStreamEndCapture(s, &g));
-    CUDA(cudaGraphInstantiate(&exec, g, 0));
+    /* per-node priorities: the GPU engine's kernel keeps the greatest
+     * priority it was launched with (part_ucx_coll_gpu_priority), as
+     * launched outside a graph; NCCL's kernels and ours keep theirs */
+    CUDA(cudaGraphInstantiate(&exec, g, cudaGraphInstantiateFlagUseNodePriority));
     CUDA(cudaGraphDestroy(g));
     return exec;
 }

@@ -36,6 +36,10 @@
  *         counter in device memory, which the kernels after it read)
  *   -G K  -g with K epochs captured into the one graph, each with its own
  *         start, kernels and wait ((epochs - 1) a multiple of K)
+ *   -P    with -g or -G: the graph instantiated with
+ *         cudaGraphInstantiateFlagUseNodePriority, so that its nodes keep
+ *         the priorities they were launched with (the GPU engine's, at
+ *         part_ucx_coll_gpu_priority)
  *   -j    with -G: no bump() per epoch; the kernels of the graph's epoch k
  *         take the counter + k, and one kernel after the last epoch
  *         advances it by K. An epoch's wait and the next epoch's start are
@@ -427,7 +431,7 @@ int main(int argc, char **argv)
 {
     int epochs = 1000, aggregate = 0, expect_copy = 0, graph = 0, errors = 0, serialized = 0;
     int per_graph = 1;
-    int kernels = 0, joined = 0, host_every = 0, launches = 0;
+    int kernels = 0, joined = 0, host_every = 0, launches = 0, node_priority = 0;
     int opt, size, provided;
     const char *copy = NULL, *mixed = NULL, *level_name = "auto", *scope = NULL;
     side s;
@@ -436,7 +440,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSKV:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSKV:P")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -459,6 +463,7 @@ int main(int argc, char **argv)
         case 'K': kernels = 1; break;
         case 'V': t_mca_odd_ranks(optarg); break;
         case 'j': joined = 1; break;
+        case 'P': node_priority = 1; break;
         case 'H': host_every = atoi(optarg); break;
         default: return 2;
         }
@@ -652,7 +657,8 @@ int main(int argc, char **argv)
                             (1 == s.rank && !poll) || nodes <= (size_t) (2 * per_graph + 3),
                         "%zu graph nodes for %d epochs: starts not joined to waits", nodes,
                         per_graph);
-                CUDA(cudaGraphInstantiate(&exec, g, 0));
+                CUDA(cudaGraphInstantiate(
+                    &exec, g, node_priority ? cudaGraphInstantiateFlagUseNodePriority : 0));
                 CUDA(cudaGraphDestroy(g));
             }
             if (NULL != exec && e + per_graph - 1 > epochs) {
