@@ -862,6 +862,7 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
 #endif
         return check(cudaFuncGetAttributes(&attr, kernel));
     }
+#if CUDART_VERSION >= 12000 /* launch attributes' priority */
     if (urgent) {
         /* The engine is launched after the producing kernel (see
          * mca_part_ucx_gcoll_start), and a grid's blocks go to the SMs in
@@ -887,6 +888,9 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
         cfg.numAttrs = 1;
         return check(cudaLaunchKernelEx(&cfg, kernel, dev, epoch, epoch_word));
     }
+#else
+    (void) urgent;
+#endif
     kernel<<<blocks, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch, epoch_word);
     return check(cudaGetLastError());
 }
