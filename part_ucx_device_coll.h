@@ -79,9 +79,20 @@ static_assert(GCOLL_THREADS >= 64, "gcoll_tell and gcoll_done take a warp each")
             part_trace_stamp((e), (i));                  \
         }                                                \
     } while (0)
+/* unit k's record i (PART_TRACE_UNIT_*), by thread 0 of its block; the
+ * block's own (PART_TRACE_BLOCK_*) */
+#define GCOLL_UNIT_STAMP(e, k, i)                        \
+    do {                                                 \
+        if (0 == threadIdx.x) {                          \
+            part_trace_quad_stamp((e), (k), (i));        \
+        }                                                \
+    } while (0)
+#define GCOLL_BLOCK_STAMP(e, i) GCOLL_UNIT_STAMP((e), PART_TRACE_UNITS + blockIdx.x, (i))
 #else
 #define GCOLL_TRACING 0
 #define GCOLL_STAMP(e, i) ((void) 0)
+#define GCOLL_UNIT_STAMP(e, k, i) ((void) 0)
+#define GCOLL_BLOCK_STAMP(e, i) ((void) 0)
 #endif
 
 /* Between this rank's and the peers' words (and this kernel's blocks). */
@@ -757,6 +768,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     }
 #endif
     GCOLL_STAMP(e, PART_TRACE_EPOCH);
+    GCOLL_BLOCK_STAMP(e, PART_TRACE_BLOCK_START);
     if (32 == threadIdx.x) {
         /* from the arguments' shared copy, by a thread that waits for no
          * partition of a small epoch's unit, beside thread 0's wait: from
@@ -783,11 +795,13 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_PEERS);
         }
+        GCOLL_UNIT_STAMP(e, k, PART_TRACE_UNIT_PEERS);
         gcoll_move<T, Kernel>(a, k, off, len, e);
         __syncthreads();
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_MOVED);
         }
+        GCOLL_UNIT_STAMP(e, k, PART_TRACE_UNIT_MOVED);
         gcoll_tell(a, k, e);
         if (!gcoll_done_late(a) && !(deferred[1] > deferred[0] && k + gridDim.x >= a.units)) {
             gcoll_done(a, k, e, true);
@@ -796,6 +810,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_TOLD);
         }
+        GCOLL_UNIT_STAMP(e, k, PART_TRACE_UNIT_TOLD);
     }
     /* a push has no reader to wait for, and its results (never in
      * scratch) are final: no finish step, whose barriers would only
@@ -805,6 +820,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     }
     __syncthreads();
     GCOLL_STAMP(e, PART_TRACE_FINISHED);
+    GCOLL_BLOCK_STAMP(e, PART_TRACE_BLOCK_FINISHED);
     if (32 == threadIdx.x && 1 != gridDim.x && deferred[1] > deferred[0]) {
         /* the deferred done words, by a thread beside thread 0 and its
          * fence below, off the path to the count and the finished word */

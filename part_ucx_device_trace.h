@@ -20,6 +20,14 @@
  * to $PART_UCX_GCOLL_TRACE_FILE.<rank> (mpirun's OMPI_COMM_WORLD_RANK, or
  * the pid), a line an epoch: "GT e t0 .. t7" (ns; 0: not reached). The
  * collectives of a process share the records.
+ *
+ * Beside them, the last epoch of every unit and block (where the epoch
+ * phases above are block 0's first unit only, these show how the units
+ * and blocks of one epoch overlap the producer and each other): thread 0
+ * of the block that moves unit k stamps when the peers' readiness was
+ * seen, the unit moved and its words told; thread 0 of each block stamps
+ * its start and the end of its finish loop. Lines "GU k e peers moved
+ * told" and "GB b e start finished" (bench/trace/units_timeline.py).
  */
 
 #ifndef PART_UCX_DEVICE_TRACE_H
@@ -51,6 +59,16 @@ typedef struct part_trace_rec {
 static part_trace_rec *part_trace_host; /* NULL: no trace asked for */
 __device__ part_trace_rec *part_trace_dev;
 
+/* The units' and blocks' records: epoch and three stamps each; units and
+ * blocks past these counts are not stamped. */
+#define PART_TRACE_UNITS 4096
+#define PART_TRACE_BLOCKS 1024
+enum { PART_TRACE_UNIT_PEERS = 1, PART_TRACE_UNIT_MOVED, PART_TRACE_UNIT_TOLD };
+enum { PART_TRACE_BLOCK_START = 1, PART_TRACE_BLOCK_FINISHED };
+typedef unsigned long long part_trace_quad[4];
+static part_trace_quad *part_trace_quads_host; /* units, then blocks */
+__device__ part_trace_quad *part_trace_quads;
+
 __device__ static inline unsigned long long part_trace_now(void)
 {
     unsigned long long t;
@@ -73,6 +91,15 @@ __device__ static inline void part_trace_stamp_at(uint64_t e, int i, unsigned lo
 __device__ static inline void part_trace_stamp(uint64_t e, int i)
 {
     part_trace_stamp_at(e, i, part_trace_now());
+}
+
+/* Record `i` of unit k (block: k = PART_TRACE_UNITS + blockIdx.x). */
+__device__ static inline void part_trace_quad_stamp(uint64_t e, uint64_t k, int i)
+{
+    if (NULL != part_trace_quads && k < PART_TRACE_UNITS + PART_TRACE_BLOCKS) {
+        part_trace_quads[k][0] = e;
+        part_trace_quads[k][i] = part_trace_now();
+    }
 }
 
 static void part_trace_write(void)
@@ -100,33 +127,61 @@ static void part_trace_write(void)
         }
         fputc('\n', f);
     }
+    for (unsigned k = 0; NULL != part_trace_quads_host && k < PART_TRACE_UNITS + PART_TRACE_BLOCKS;
+         ++k) {
+        const volatile unsigned long long *q = part_trace_quads_host[k];
+        if (0 == q[0]) {
+            continue;
+        }
+        if (k < PART_TRACE_UNITS) {
+            fprintf(f, "GU %u %llu %llu %llu %llu\n", k, q[0], q[1], q[2], q[3]);
+        } else {
+            fprintf(f, "GB %u %llu %llu %llu\n", k - PART_TRACE_UNITS, q[0], q[1], q[2]);
+        }
+    }
     fclose(f);
+}
+
+/* `bytes` of zeroed host memory, mapped for the GPU, whose device address
+ * goes into the __device__ pointer `symbol`; NULL (and a line on stderr
+ * naming `what`) where any step fails. */
+static void *part_trace_mapped(size_t bytes, const void *symbol, const char *what)
+{
+    void *host = calloc(1, bytes), *dev = NULL;
+
+    if (NULL == host || cudaSuccess != cudaHostRegister(host, bytes, cudaHostRegisterMapped) ||
+        cudaSuccess != cudaHostGetDevicePointer(&dev, host, 0) ||
+        cudaSuccess != cudaMemcpyToSymbol(symbol, &dev, sizeof(dev))) {
+        (void) cudaGetLastError();
+        fprintf(stderr, "part/ucx: no GPU engine %s (host memory for it)\n", what);
+        free(host);
+        return NULL;
+    }
+    return host;
 }
 
 /* Once, outside any stream capture (at the engine's load), where
  * $PART_UCX_GCOLL_TRACE_FILE is set: host memory mapped for the GPU,
  * which outlives the CUDA context for the write at exit (an atexit
- * handler of a shared object also runs when it is unloaded). */
+ * handler of a shared object also runs when it is unloaded). The units'
+ * and blocks' records are a second mapping, which the epochs' trace goes
+ * on without. */
 static void part_trace_setup(void)
 {
     static bool done = false;
-    size_t bytes = PART_TRACE_SLOTS * sizeof(part_trace_rec);
-    void *dev = NULL;
 
     if (done || NULL == getenv("PART_UCX_GCOLL_TRACE_FILE")) {
         return;
     }
     done = true;
-    part_trace_host = (part_trace_rec *) calloc(PART_TRACE_SLOTS, sizeof(part_trace_rec));
-    if (NULL == part_trace_host ||
-        cudaSuccess != cudaHostRegister(part_trace_host, bytes, cudaHostRegisterMapped) ||
-        cudaSuccess != cudaHostGetDevicePointer(&dev, part_trace_host, 0) ||
-        cudaSuccess != cudaMemcpyToSymbol(part_trace_dev, &dev, sizeof(dev))) {
-        (void) cudaGetLastError();
-        fprintf(stderr, "part/ucx: no GPU engine trace (host memory for it)\n");
-        part_trace_host = NULL;
+    part_trace_host = (part_trace_rec *) part_trace_mapped(
+        PART_TRACE_SLOTS * sizeof(part_trace_rec), (const void *) &part_trace_dev, "trace");
+    if (NULL == part_trace_host) {
         return;
     }
+    part_trace_quads_host = (part_trace_quad *) part_trace_mapped(
+        (PART_TRACE_UNITS + PART_TRACE_BLOCKS) * sizeof(part_trace_quad),
+        (const void *) &part_trace_quads, "unit trace");
     atexit(part_trace_write);
 }
 

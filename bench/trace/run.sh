@@ -6,8 +6,9 @@
 # with -DBENCH_TRACE, puts the traced plugin in the install's place for
 # the runs (the installed one back at the end), runs `b_coll_gpu allreduce
 # G` for each grid G (BENCH_NO_TRADITIONAL) and writes, per grid and rank,
-# the traces (OUTDIR/gG/gt.R, at.R), the rows (rows.csv) and the phases
-# (phases-rR.txt, bench/trace/gcoll_trace.py). PART_UCX_TRACE_NVCC_FLAGS
+# the traces (OUTDIR/gG/gt.R, at.R), the rows (rows.csv), the phases
+# (phases-rR.txt, bench/trace/gcoll_trace.py) and the last epoch's units
+# on every rank (units.txt, bench/trace/units_timeline.py). PART_UCX_TRACE_NVCC_FLAGS
 # adds nvcc flags to the traced plugin's build (-DGCOLL_DEFER_BLOCKS=N, say,
 # for an experiment). Both traces stamp host
 # memory and the traced kernels take more registers: compare the phases
@@ -42,5 +43,6 @@ for g in "${list[@]}"; do
     for ((r = 0; r < np; ++r)); do
         python3 "$here/bench/trace/gcoll_trace.py" "$d/gt.$r" "$d/at.$r" > "$d/phases-r$r.txt" 2>&1 || true
     done
+    python3 "$here/bench/trace/units_timeline.py" "$d" "$np" > "$d/units.txt" 2>&1 || true
     echo "== grid $g, rank 0"; cat "$d/phases-r0.txt"
 done
