@@ -224,15 +224,17 @@ int mca_part_ucx_gcoll_kind(const mca_part_ucx_gcoll_params_t *p, int kind, int 
      * on two ranks too, where each reads half instead of all of it. Its
      * slices pushed (part_ucx_coll_gpu_twoshot_push) where lines do not
      * serve (part_ucx_coll_gpu_ll128_twoshot_bytes); by default only two
-     * ranks on two GPUs push, and only large data
+     * or three ranks across GPUs push, and only large data
      * (part_ucx_coll_gpu_span_twoshot_push_bytes): there each link carries
-     * one stream of slices each way, which stores keep fuller than loads
-     * that wait a round trip each; with more peers, or smaller slices,
-     * the copy through the window costs more than the loads' waits. */
+     * one or two streams of slices each way, which stores keep fuller than
+     * loads that wait a round trip each, and the engine moves slices while
+     * the producer runs (part_ucx_coll_gpu_priority); with four ranks, or
+     * smaller slices, the copy through the window costs about what the
+     * loads' waits do (bench/results/h200x4/s15/). */
     if (two > 0 && bytes >= two) {
         uint64_t push2 = p->span_twoshot_push_bytes;
         bool pushed = p->twoshot_push >= (span ? 1u : 2u) ||
-                      (span && 2 == n && push2 > 0 && bytes >= push2);
+                      (span && n <= 3 && push2 > 0 && bytes >= push2);
         return (pushed && bytes > p->ll128_twoshot_bytes)
                    ? MCA_PART_UCX_GCOLL_ALLREDUCE2_BULK : MCA_PART_UCX_GCOLL_ALLREDUCE2;
     }

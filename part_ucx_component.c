@@ -309,16 +309,16 @@ static int mca_part_ucx_component_register(void)
         "each rank copies slice s of its contribution into rank s's window, with one flag a "
         "unit after it, and rank s stores the reduced slice into every rank's result, so "
         "that no rank loads from another's memory (a load over NVLink waits a round trip, "
-        "stores stream). 0: the slices are read from the peers' buffers (but for two ranks on "
-        "two GPUs: part_ucx_coll_gpu_span_twoshot_push_bytes); 1: pushed where the ranks are "
-        "on more than one GPU; 2: also where every rank shares one GPU",
+        "stores stream). 0: the slices are read from the peers' buffers (but for two or three "
+        "ranks across GPUs: part_ucx_coll_gpu_span_twoshot_push_bytes); 1: pushed where the "
+        "ranks are on more than one GPU; 2: also where every rank shares one GPU",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_twoshot_push);
     mca_part_ucx_var("coll_gpu_span_twoshot_push_bytes",
-        "GPU engine: where two ranks are on two GPUs, a two-shot allreduce not in lines of at "
-        "least this many bytes pushes its slices as part_ucx_coll_gpu_twoshot_push describes, "
-        "whatever that says: each link then carries one stream of slices each way, which "
-        "stores keep fuller than loads (0: never)",
+        "GPU engine: where two or three ranks are on more than one GPU, a two-shot allreduce "
+        "not in lines of at least this many bytes pushes its slices as "
+        "part_ucx_coll_gpu_twoshot_push describes, whatever that says: each link then carries "
+        "one or two streams of slices each way, which stores keep fuller than loads (0: never)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->coll_gpu_span_twoshot_push_bytes);
     mca_part_ucx_var("coll_gpu_scope_fences",
