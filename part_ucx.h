@@ -118,6 +118,8 @@ typedef struct mca_part_ucx_params_t {
     bool gpu_host_copy;             /* GPU data on a node: the host copies it, no rendezvous */
     bool gpu_host_copy_kernel;      /* ... small runs by a kernel that sets a host word */
     bool stream_kernel_ops;         /* enqueued starts and waits: kernels, not memory operations */
+    bool stream_copy_engine;        /* the progress engine's enqueued epochs within a node: the
+                                     * stream copies them (no host) */
     int stream_graph_start;         /* mca_part_ucx_graph_start_t */
     bool stream_graph_join;         /* a captured start joins the wait before it */
     int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */

@@ -502,6 +502,37 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
     return check(cudaGetLastError());
 }
 
+/* The end of a stream-copied epoch (dev_stream_copy): the receiver's
+ * arrival flags, each thread's released before the done word that tells
+ * this side's host the epoch left the send buffer. */
+__global__ void part_copy_finish(volatile uint64_t *flags, size_t n, volatile uint64_t *done,
+                                 uint64_t epoch)
+{
+    size_t i;
+
+    for (i = threadIdx.x; i < n; i += blockDim.x) {
+        flags[i] = epoch;
+    }
+    __threadfence_system();
+    __syncthreads();
+    if (0 == threadIdx.x) {
+        *done = epoch;
+    }
+}
+
+static int dev_stream_copy(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch)
+{
+    cudaStream_t s = (cudaStream_t) stream;
+
+    if (0 != dev_stream_wait(stream, c->marked, epoch, 0) ||
+        0 != dev_stream_wait(stream, c->rtr, epoch, 0) ||
+        0 != check(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s))) {
+        return -1;
+    }
+    part_copy_finish<<<1, 256, 0, s>>>(c->flags, c->nflags, c->done, epoch);
+    return check(cudaGetLastError());
+}
+
 /* A start of its own: one pair, epoch, for every word of st; the epoch
  * from `next` (GPU memory) where given, no earlier than `floor`. */
 __global__ void part_start_counted(volatile uint64_t *epoch, part_starts st, int local,
@@ -614,7 +645,8 @@ static void preload_kernels(void)
     if (!loaded) {
         loaded = (cudaSuccess == cudaFuncGetAttributes(&a, part_wait) &&
                   cudaSuccess == cudaFuncGetAttributes(&a, part_write) &&
-                  cudaSuccess == cudaFuncGetAttributes(&a, part_start_counted));
+                  cudaSuccess == cudaFuncGetAttributes(&a, part_start_counted) &&
+                  cudaSuccess == cudaFuncGetAttributes(&a, part_copy_finish));
         (void) cudaGetLastError(); /* tried again at the next start */
     }
 }
@@ -771,7 +803,7 @@ static const mca_part_ucx_device_ops_t ops = {
     dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
     dev_stream_start_counted, dev_stream_wait_counted, dev_set_device, dev_reduce_load,
     dev_gcoll,               dev_stream_wait_event, dev_sm_count, dev_copy_signal,
-    PART_COPY_SIGNAL_MAX,    dev_nvlink};
+    PART_COPY_SIGNAL_MAX,    dev_nvlink,   dev_stream_copy};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

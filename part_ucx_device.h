@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 20
+#define MCA_PART_UCX_DEVICE_ABI 21
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -170,6 +170,19 @@ typedef struct mca_part_ucx_gcoll_args_t {
     const volatile uint64_t *host_marks;
 } mca_part_ucx_gcoll_args_t;
 
+/* A progress-engine send's epoch moved by its stream within a node
+ * (stream_copy; part_ucx_stream.c). */
+typedef struct mca_part_ucx_stream_copy_t {
+    const volatile uint64_t *marked; /* GPU memory: this side's kernels marked every group */
+    const volatile uint64_t *rtr;    /* the receiver's ready-to-receive (its shared memory) */
+    const void *src;
+    void *dst;                       /* the receiver's buffer, mapped here */
+    size_t bytes;
+    volatile uint64_t *flags;        /* the receiver's arrival flags (its shared memory) */
+    size_t nflags;
+    volatile uint64_t *done;         /* host memory: the last epoch that left the send buffer */
+} mca_part_ucx_stream_copy_t;
+
 /* Every function returns 0 on success, a negative value on error. */
 typedef struct mca_part_ucx_device_ops_t {
     int abi;
@@ -272,6 +285,12 @@ typedef struct mca_part_ucx_device_ops_t {
      * NVLink (NVML's view: any GPU of the node, visible to CUDA here or
      * not); 0: not, or not known (no NVML) */
     int (*nvlink)(uint64_t a, uint64_t b);
+    /* Epoch `epoch` of c, on stream: it waits for *c->marked and *c->rtr
+     * to reach the epoch (stream memory operations: the kernels that mark
+     * are earlier work of this stream, the receiver another process),
+     * copies the bytes with a copy engine, then a one-block kernel sets
+     * every arrival flag and, after a system-scope release, *c->done. */
+    int (*stream_copy)(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

@@ -58,17 +58,26 @@ struct mca_part_ucx_dev_t {
                                      * mostly in block order: the walk starts here) */
     uint64_t *copied;               /* kernel copy: epoch a kernel stored partition p in */
     bool failed;                    /* a kernel reported misuse (the error word) */
+    /* Progress engine within a node: what its stream needs to move an
+     * epoch a stream started (mca_part_ucx_dev_stream_copy; sc.dst NULL:
+     * the host runs such epochs). */
+    mca_part_ucx_stream_copy_t sc;
 };
 
 /* The words of epoch_block: kernels read the current epoch and the
  * receiver's ready-to-receive (where its own word is not mapped); they
  * write the MPIX_PREQUEST_ERR_* bits and, with a kernel copy that completes
- * epochs itself, the last epoch whose data left the send buffer. */
+ * epochs itself, the last epoch whose data left the send buffer (DONE);
+ * a progress-engine send whose stream moves its epochs: the last epoch
+ * its kernels marked whole (MARKED, which only they read) and the last
+ * its stream copied (SENT). */
 #define MCA_PART_UCX_DEV_EPOCH  0
 #define MCA_PART_UCX_DEV_RTR    1
 #define MCA_PART_UCX_DEV_ERROR  2
 #define MCA_PART_UCX_DEV_DONE   3
-#define MCA_PART_UCX_DEV_WORDS  4
+#define MCA_PART_UCX_DEV_MARKED 4
+#define MCA_PART_UCX_DEV_SENT   5
+#define MCA_PART_UCX_DEV_WORDS  6
 
 /* Device request handles -> their requests, for MPIX_Prequest_free
  * (under the module lock). */
@@ -172,12 +181,35 @@ void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev
     words = d->epoch_block.addr;
     w->epoch = words + MCA_PART_UCX_DEV_EPOCH;
     w->epoch_dev = (volatile uint64_t *) &d->dptr->epoch_seen;
-    if (NULL != d->host.remote_done) {
+    if (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism && NULL != d->host.remote_done) {
         w->started_dev = (volatile uint64_t *) &d->dptr->stream_started;
         w->done = words + MCA_PART_UCX_DEV_DONE;
         w->done_dev = (volatile uint64_t *) &d->dptr->done_dev;
     }
     w->gpu_scope = 0 != d->host.mark_gpu_scope;
+}
+
+bool mca_part_ucx_dev_stream_copy_words(mca_part_ucx_request_t *req,
+                                        mca_part_ucx_dev_copy_words_t *w)
+{
+    struct mca_part_ucx_dev_t *d = req->dev;
+
+    if (MCA_PART_UCX_SEND != req->kind || NULL == d || NULL == d->sc.dst) {
+        return false;
+    }
+    w->epoch_dev = (volatile uint64_t *) &d->dptr->epoch_seen;
+    w->groups_dev = (volatile uint64_t *) &d->dptr->groups_done;
+    w->sent = d->sc.done;
+    return true;
+}
+
+int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint64_t epoch)
+{
+    struct mca_part_ucx_dev_t *d = req->dev;
+    mca_part_ucx_stream_copy_t c = d->sc;
+
+    c.marked = (const volatile uint64_t *) &d->dptr->done_dev; /* made after the setup */
+    return mca_part_ucx_device()->stream_copy(stream, &c, epoch);
 }
 
 static void mca_part_ucx_devreq_start(mca_part_ucx_request_t *req)
@@ -454,6 +486,54 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
     return rc;
 }
 
+/* The receiver's arrival flags, its ready-to-receive word past them and
+ * its done word past that, mapped here (its shared memory, registered for
+ * the GPU), or NULL. */
+static volatile uint64_t *mca_part_ucx_dev_peer_flags(mca_part_ucx_sendreq_t *sreq)
+{
+    void *flags = NULL;
+
+    if (NULL == sreq->super.flags_rkeys[0] ||
+        OMPI_SUCCESS != mca_part_ucx_peer_gpu_ptr(sreq->super.remote, sreq->super.flags_rkeys[0],
+                                                  sreq->remote_flags_chunk,
+                                                  sreq->remote_flags_chunk_size, sreq->remote_flags,
+                                                  (sreq->super.remote_parts + 2) * sizeof(uint64_t),
+                                                  &flags)) {
+        return NULL;
+    }
+    return (volatile uint64_t *) flags;
+}
+
+/* The progress engine's epochs that a stream starts, moved by that stream
+ * where the receiver's buffer and flags are mapped here (one node): its
+ * copy engine copies the buffer after the kernels, and the stream sets
+ * the receiver's flags, so that no host takes part (the receiver's host
+ * sees the flags as it would the progress engine's). The kernels count
+ * the groups they complete, as a kernel copy's do, into words of this
+ * side: the last one sets done_dev, which the stream waits for. */
+static void mca_part_ucx_dev_stream_copy_setup(mca_part_ucx_request_t *req,
+                                               struct mca_part_ucx_dev_t *d, void *dst)
+{
+    mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
+    volatile uint64_t *words = d->epoch_block.addr, *flags;
+
+    if (!mca_part_ucx_module.params.stream_copy_engine || 0 == req->total_bytes ||
+        NULL == (flags = mca_part_ucx_dev_peer_flags(sreq))) {
+        return;
+    }
+    d->host.remote_done = words + MCA_PART_UCX_DEV_MARKED;
+    d->host.done = words + MCA_PART_UCX_DEV_MARKED;
+    d->sc.rtr = flags + sreq->super.remote_parts;
+    d->sc.src = sreq->super.data;
+    d->sc.dst = dst;
+    d->sc.bytes = req->total_bytes;
+    d->sc.flags = flags;
+    d->sc.nflags = sreq->super.remote_parts;
+    d->sc.done = words + MCA_PART_UCX_DEV_SENT;
+    MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: stream-ordered epochs of the progress "
+                         "engine copied by the stream", req->peer, req->tag);
+}
+
 /* Kernel copy where the receiver offered its GPU buffer and cuda_ipc maps
  * it here (patched rkey_ptr); the progression engine otherwise. */
 static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
@@ -462,11 +542,17 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
     void *dst = NULL, *flags = NULL;
     ucs_status_t status = UCS_ERR_UNSUPPORTED;
 
-    if (MCA_PART_UCX_DEVICE_COPY_PROGRESS == sreq->device_copy || req->proc_null) {
+    if (req->proc_null) {
         return OMPI_SUCCESS;
     }
     if (NULL != sreq->super.buf_rkeys[0] && sreq->super.contiguous && req->device) {
         status = ucp_rkey_ptr(sreq->super.buf_rkeys[0], sreq->remote_buf, &dst);
+    }
+    if (MCA_PART_UCX_DEVICE_COPY_PROGRESS == sreq->device_copy) {
+        if (UCS_OK == status) {
+            mca_part_ucx_dev_stream_copy_setup(req, d, dst);
+        }
+        return OMPI_SUCCESS;
     }
     if (UCS_OK != status) {
         MCA_PART_UCX_VERBOSE(5,
@@ -497,12 +583,8 @@ static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_
      * writes at each start, and the word its stream waits on
      * (MCA_PART_UCX_RECV_RTR_WORD): kernels read the one and write the
      * other, so that an epoch needs no host on either side. */
-    if (mca_part_ucx_module.params.device_arrivals && NULL != sreq->super.flags_rkeys[0] &&
-        OMPI_SUCCESS == mca_part_ucx_peer_gpu_ptr(sreq->super.remote, sreq->super.flags_rkeys[0],
-                                                  sreq->remote_flags_chunk,
-                                                  sreq->remote_flags_chunk_size, sreq->remote_flags,
-                                                  (sreq->super.remote_parts + 2) * sizeof(uint64_t),
-                                                  &flags)) {
+    if (mca_part_ucx_module.params.device_arrivals &&
+        NULL != (flags = (void *) mca_part_ucx_dev_peer_flags(sreq))) {
         volatile uint64_t *words = d->epoch_block.addr;
         void *wptr = NULL;
         d->host.remote_arrived = (volatile uint64_t *) flags;
@@ -636,6 +718,8 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     if (OMPI_SUCCESS == rc) {
         /* the epochs before this one are complete */
         ((volatile uint64_t *) d->epoch_block.addr)[MCA_PART_UCX_DEV_DONE] = completed;
+        ((volatile uint64_t *) d->epoch_block.addr)[MCA_PART_UCX_DEV_MARKED] = completed;
+        ((volatile uint64_t *) d->epoch_block.addr)[MCA_PART_UCX_DEV_SENT] = completed;
         d->host.done_dev = completed;
     }
     t[3] = opal_timer_base_get_usec();

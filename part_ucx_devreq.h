@@ -37,6 +37,26 @@ typedef struct mca_part_ucx_dev_words_t {
 
 void mca_part_ucx_dev_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_dev_words_t *w);
 
+/* A progress-engine send whose stream moves the epochs it starts (within a
+ * node, part_ucx_stream_copy_engine): the start sets epoch_dev to the
+ * epoch (the kernels read it) and groups_dev to 0 (their count of the
+ * groups they completed, which a host-started epoch with partitions the
+ * host readied may have left behind); the epoch left the send buffer once
+ * *sent reaches it. */
+typedef struct mca_part_ucx_dev_copy_words_t {
+    volatile uint64_t *epoch_dev;
+    volatile uint64_t *groups_dev;
+    const volatile uint64_t *sent;
+} mca_part_ucx_dev_copy_words_t;
+
+/* false: the host runs the request's stream-ordered epochs. */
+bool mca_part_ucx_dev_stream_copy_words(mca_part_ucx_request_t *req,
+                                        mca_part_ucx_dev_copy_words_t *w);
+
+/* The epoch's copy on stream, at its MPIX_Wait_enqueue (the device
+ * plugin's stream_copy). 0 or negative. */
+int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint64_t epoch);
+
 /* *started_dev of a send whose kernels count its epochs
  * (MPIX_PREQUEST_STREAM_KERNELS of mpix_part_device.h). */
 #define MCA_PART_UCX_DEV_STREAM_KERNELS UINT64_MAX

@@ -172,6 +172,8 @@ struct mca_part_ucx_request_t {
     mca_part_ucx_link_t drive_link; /* the module's driven list */
     const volatile uint64_t *stream_wait; /* what the stream waits on (GPU memory) */
     bool stream_wait_gpu_scope;     /* and acquires at GPU scope (MCA_PART_UCX_WAIT_GPU_SCOPE) */
+    bool stream_copy;               /* the stream moves each epoch at its wait
+                                     * (mca_part_ucx_dev_stream_copy) */
     const volatile uint64_t *stream_done;
     const volatile uint64_t *stream_epoch;
     void *stream_event;

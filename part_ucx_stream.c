@@ -33,6 +33,14 @@
  * that counts epochs in a word of the request, and the wait a kernel that
  * waits for the done word to reach that count.
  *
+ * The progress engine within a node (its sender's kernels only mark, and
+ * the receiver's buffer and flags are mapped): the sender's stream moves
+ * the epoch at its wait, with no host either: it waits for its kernels'
+ * count of complete groups and the receiver's ready-to-receive, copies the
+ * buffer with a copy engine and sets the receiver's arrival flags, which
+ * its host reads as it would the progress engine's (the receiver's epochs
+ * are the host's, as below).
+ *
  * Elsewhere (the progress engine, host buffers, another node, partitioned
  * collectives) the host runs each epoch, in stream order, on a progress
  * thread of this component: the stream writes the epoch it reached into a
@@ -148,6 +156,9 @@ typedef struct mca_part_ucx_stream_plan_t {
     /* A GPU word that holds the next counted start's epoch once the work
      * before it completed (stream_start_counted's `next`), NULL: none. */
     const volatile uint64_t *next;
+    /* The stream moves the epoch at its wait (mca_part_ucx_dev_stream_copy). */
+    bool copy;
+    unsigned zero;                   /* bit i: start[i] is set to 0, not the epoch */
 } mca_part_ucx_stream_plan_t;
 
 static const char *mca_part_ucx_stream_kind(const mca_part_ucx_request_t *req)
@@ -231,6 +242,27 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
     return false;
 }
 
+/* A progress-engine send within a node whose stream moves the epochs
+ * (mca_part_ucx_dev_stream_copy_words): no host either. Not in a capture:
+ * the wait's copy and flags carry the epoch as constants, which a graph
+ * would replay; the host runs those. */
+static bool mca_part_ucx_stream_copied(mca_part_ucx_request_t *req,
+                                       mca_part_ucx_stream_plan_t *plan)
+{
+    mca_part_ucx_dev_copy_words_t c;
+
+    if (!mca_part_ucx_dev_stream_copy_words(req, &c)) {
+        return false;
+    }
+    plan->start[plan->n++] = c.epoch_dev;
+    plan->start[plan->n++] = c.groups_dev;
+    plan->zero = 1u << 1;
+    plan->start_implied = true; /* the wait's copy follows them on the stream */
+    plan->copy = true;
+    plan->done = c.sent;
+    return true;
+}
+
 /* Epochs the host runs need CUDA to keep the streams of the progress
  * thread's GPU work off the waiting stream's hardware queue: say so once
  * where too few queues may share them out. CUDA reads the variable when
@@ -304,6 +336,11 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
     }
     if (mca_part_ucx_stream_direct(req, &w, capturing, plan)) {
         MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs without a host",
+                             mca_part_ucx_stream_kind(req), req->peer, req->tag);
+        return MPI_SUCCESS;
+    }
+    if (1 != capturing && mca_part_ucx_stream_copied(req, plan)) {
+        MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs copied by the stream",
                              mca_part_ucx_stream_kind(req), req->peer, req->tag);
         return MPI_SUCCESS;
     }
@@ -389,6 +426,7 @@ static uint64_t mca_part_ucx_stream_start_one(mca_part_ucx_request_t *req, bool 
     req->enqueued = true;
     req->stream_event_waited = false; /* until this epoch's wait records it */
     req->stream_wait = plan->wait;
+    req->stream_copy = plan->copy;
     req->stream_wait_gpu_scope = plan->wait_gpu_scope;
     req->stream_done = plan->done;
     if (counted) {
@@ -493,7 +531,8 @@ static int mca_part_ucx_stream_issue_start(mca_part_ucx_request_t *req,
                                                  plan->next);
     } else if (0 != plan->n) {
         for (i = 0; i < plan->n; ++i) {
-            values[i] = (1 == plan->kernels) ? plan->value[i] : e;
+            values[i] = (1 == plan->kernels) ? plan->value[i]
+                        : (plan->zero & (1u << i)) ? 0 : e;
         }
         rc = gpu->stream_write(stream, plan->n, plan->start, values,
                                mca_part_ucx_stream_by_kernel(plan->driven));
@@ -631,6 +670,8 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
         engine = NULL != mca_part_ucx_stream_gpu_done(req);
         if (engine) {
             err = req->ops->gpu_join(req, stream); /* the GPU engine's kernel */
+        } else if (req->stream_copy) {
+            err = mca_part_ucx_dev_stream_copy(req, stream, targets[i]);
         } else if (req->proc_null || NULL == req->stream_wait) {
             err = 0; /* nothing to wait for, or the kernels' stream order does it */
         } else if (req->stream_epoch == counter) {

@@ -83,9 +83,16 @@
  *         epoch; MPI_Start's refusal: tests/cpu/t_stream.c) (not with -x,
  *         -m send, -R, -2)
  *   -S    MPI_THREAD_SERIALIZED. With -c progress: MPIX_Start_enqueue fails
- *         with MPI_ERR_UNSUPPORTED_OPERATION on both sides, nothing else;
+ *         with MPI_ERR_UNSUPPORTED_OPERATION on both sides, nothing else
+ *         (run it with --mca part_ucx_stream_copy_engine 0: by default the
+ *         sender's epochs need no host within a node, see -E);
  *         with -c kernel -C: the epochs run as without -S (no host thread
  *         takes part, so none is needed)
+ *   -E    with -S -c progress -m recv: the sender's stream moves its
+ *         progress-engine epochs itself (part_ucx_stream_copy_engine, the
+ *         default within a node), so its starts are not refused without a
+ *         progress thread, and the epochs run as without -S, checked by
+ *         the receiver's host-started epochs
  *   -V NAME=VALUE  MCA variable NAME set in the odd ranks only (the receiver;
  *         tests/tutil.h)
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
@@ -430,6 +437,7 @@ static void probe_requests(side *s)
 int main(int argc, char **argv)
 {
     int epochs = 1000, aggregate = 0, expect_copy = 0, graph = 0, errors = 0, serialized = 0;
+    int stream_copy = 0;
     int per_graph = 1;
     int kernels = 0, joined = 0, host_every = 0, launches = 0, node_priority = 0;
     int opt, size, provided;
@@ -440,7 +448,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSKV:P")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSEKV:P")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -460,6 +468,7 @@ int main(int argc, char **argv)
         case '2': s.nreq = 2; break;
         case 'R': s.coll = 1; break;
         case 'S': serialized = 1; break;
+        case 'E': stream_copy = 1; break;
         case 'K': kernels = 1; break;
         case 'V': t_mca_odd_ranks(optarg); break;
         case 'j': joined = 1; break;
@@ -483,6 +492,7 @@ int main(int argc, char **argv)
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy))) ||
+        (stream_copy && (!serialized || strcmp(copy, "progress") || 1 != host_side)) ||
         (scope && (!expect_copy || (strcmp(scope, "auto") && strcmp(scope, "sys"))))) {
         fprintf(stderr, "g_stream: bad arguments (see the comment at the top of g_stream.cu)\n");
         return 2;
@@ -605,7 +615,7 @@ int main(int argc, char **argv)
     }
     T_MPI(MPI_Info_free(&info));
 
-    bool refused = serialized && !expect_copy;
+    bool refused = serialized && !expect_copy && !stream_copy;
     T_CHECK(!serialized || provided < MPI_THREAD_MULTIPLE,
             "MPI_THREAD_MULTIPLE given for SERIALIZED");
     if (refused) {
