@@ -96,6 +96,12 @@ typedef struct mca_part_ucx_setup_msg_t {
  * its kernels read the receiver's ready-to-receive in GPU memory only, and
  * the receiver's stream need not write the host word. */
 #define MCA_PART_UCX_SRC_STREAM_ONLY 4u
+/* A stream-only send on the progress engine whose stream copies its
+ * epochs (part_ucx_stream_copy_engine): that stream also writes the
+ * receiver's done words, so that the receiver's stream-ordered epochs need
+ * no host either; it waits for the receiver's host-memory ready-to-receive,
+ * which the receiver's stream then writes too. */
+#define MCA_PART_UCX_SRC_STREAM_COPY 8u
 
 /* Receiver -> sender, once the setup record matched. */
 typedef struct mca_part_ucx_ack_msg_t {

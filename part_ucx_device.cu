@@ -503,20 +503,24 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
 }
 
 /* The end of a stream-copied epoch (dev_stream_copy): the receiver's
- * arrival flags, each thread's released before the done word that tells
- * this side's host the epoch left the send buffer. */
-__global__ void part_copy_finish(volatile uint64_t *flags, size_t n, volatile uint64_t *done,
-                                 uint64_t epoch)
+ * arrival flags, each thread's released before the done words: the
+ * receiver's (its stream's first), then the one that tells this side's
+ * host the epoch left the send buffer. */
+__global__ void part_copy_finish(mca_part_ucx_stream_copy_t c, uint64_t epoch)
 {
     size_t i;
 
-    for (i = threadIdx.x; i < n; i += blockDim.x) {
-        flags[i] = epoch;
+    for (i = threadIdx.x; i < c.nflags; i += blockDim.x) {
+        c.flags[i] = epoch;
     }
     __threadfence_system();
     __syncthreads();
     if (0 == threadIdx.x) {
-        *done = epoch;
+        if (NULL != c.remote_done_dev) {
+            *c.remote_done_dev = epoch;
+            *c.remote_done = epoch;
+        }
+        *c.done = epoch;
     }
 }
 
@@ -529,7 +533,7 @@ static int dev_stream_copy(void *stream, const mca_part_ucx_stream_copy_t *c, ui
         0 != check(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s))) {
         return -1;
     }
-    part_copy_finish<<<1, 256, 0, s>>>(c->flags, c->nflags, c->done, epoch);
+    part_copy_finish<<<1, 256, 0, s>>>(*c, epoch);
     return check(cudaGetLastError());
 }
 

@@ -180,6 +180,10 @@ typedef struct mca_part_ucx_stream_copy_t {
     size_t bytes;
     volatile uint64_t *flags;        /* the receiver's arrival flags (its shared memory) */
     size_t nflags;
+    /* the receiver's done words (its stream's, GPU memory; its host's, past
+     * its flags): NULL where its host sees the flags instead */
+    volatile uint64_t *remote_done_dev;
+    volatile uint64_t *remote_done;
     volatile uint64_t *done;         /* host memory: the last epoch that left the send buffer */
 } mca_part_ucx_stream_copy_t;
 
@@ -289,7 +293,8 @@ typedef struct mca_part_ucx_device_ops_t {
      * to reach the epoch (stream memory operations: the kernels that mark
      * are earlier work of this stream, the receiver another process),
      * copies the bytes with a copy engine, then a one-block kernel sets
-     * every arrival flag and, after a system-scope release, *c->done. */
+     * every arrival flag and, after a system-scope release, the receiver's
+     * done words (where given), then *c->done. */
     int (*stream_copy)(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch);
 } mca_part_ucx_device_ops_t;
 

@@ -200,6 +200,7 @@ bool mca_part_ucx_dev_stream_copy_words(mca_part_ucx_request_t *req,
     w->epoch_dev = (volatile uint64_t *) &d->dptr->epoch_seen;
     w->groups_dev = (volatile uint64_t *) &d->dptr->groups_done;
     w->sent = d->sc.done;
+    w->peer_waits = NULL != d->sc.remote_done_dev;
     return true;
 }
 
@@ -516,6 +517,7 @@ static void mca_part_ucx_dev_stream_copy_setup(mca_part_ucx_request_t *req,
 {
     mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     volatile uint64_t *words = d->epoch_block.addr, *flags;
+    void *wptr = NULL;
 
     if (!mca_part_ucx_module.params.stream_copy_engine || 0 == req->total_bytes ||
         NULL == (flags = mca_part_ucx_dev_peer_flags(sreq))) {
@@ -530,6 +532,13 @@ static void mca_part_ucx_dev_stream_copy_setup(mca_part_ucx_request_t *req,
     d->sc.flags = flags;
     d->sc.nflags = sreq->super.remote_parts;
     d->sc.done = words + MCA_PART_UCX_DEV_SENT;
+    /* A stream-only send (MCA_PART_UCX_SRC_STREAM_COPY) got the receiver's
+     * stream words: its stream waits for this one's done words. */
+    if (NULL != sreq->words_rkey &&
+        UCS_OK == ucp_rkey_ptr(sreq->words_rkey, sreq->remote_words, &wptr)) {
+        d->sc.remote_done_dev = (volatile uint64_t *) wptr + 1;
+        d->sc.remote_done = flags + sreq->super.remote_parts + 1;
+    }
     MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: stream-ordered epochs of the progress "
                          "engine copied by the stream", req->peer, req->tag);
 }

@@ -47,6 +47,9 @@ typedef struct mca_part_ucx_dev_copy_words_t {
     volatile uint64_t *epoch_dev;
     volatile uint64_t *groups_dev;
     const volatile uint64_t *sent;
+    /* the receiver's stream waits for this stream's copy (a stream-only
+     * send, MCA_PART_UCX_SRC_STREAM_COPY): no epoch may go to the host */
+    bool peer_waits;
 } mca_part_ucx_dev_copy_words_t;
 
 /* false: the host runs the request's stream-ordered epochs. */

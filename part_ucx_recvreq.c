@@ -537,7 +537,8 @@ int mca_part_ucx_recv_stream_words(mca_part_ucx_request_t *req, mca_part_ucx_rec
         NULL == rreq->words) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
-    w->rtr = rreq->sender_stream_only ? NULL : flags + MCA_PART_UCX_RECV_RTR_WORD(rreq);
+    w->rtr = (rreq->sender_stream_only && !rreq->sender_stream_copy)
+                 ? NULL : flags + MCA_PART_UCX_RECV_RTR_WORD(rreq);
     w->done = flags + MCA_PART_UCX_RECV_DONE_WORD(rreq);
     w->rtr_dev = rreq->words;
     w->done_dev = rreq->words + 1;
@@ -886,11 +887,12 @@ void mca_part_ucx_recv_matched(mca_part_ucx_post_t *post, const mca_part_ucx_set
                                                                   req->total_bytes,
                                                                   &rreq->buf_memh));
         rreq->sender_stream_only = 0 != (msg->src_device & MCA_PART_UCX_SRC_STREAM_ONLY);
+        rreq->sender_stream_copy = 0 != (msg->src_device & MCA_PART_UCX_SRC_STREAM_COPY);
         rreq->sender_same_gpu = 0 != msg->src_gpu && mca_part_ucx_gpu_id() == msg->src_gpu;
         rreq->same_gpu_data = rreq->sender_same_gpu &&
                               mca_part_ucx_on_this_gpu(rreq->super.data);
         if (rreq->exposed && rreq->shared_flags &&
-            (msg->src_device & MCA_PART_UCX_SRC_KERNEL_COPY)) {
+            (msg->src_device & (MCA_PART_UCX_SRC_KERNEL_COPY | MCA_PART_UCX_SRC_STREAM_COPY))) {
             mca_part_ucx_recv_words(req);
         }
     }

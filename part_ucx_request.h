@@ -273,6 +273,7 @@ typedef struct mca_part_ucx_recvreq_t {
     mca_part_ucx_post_t post;       /* in its bucket until matched */
     bool exposed;                   /* GPU buffer mapped for the sender's kernels */
     bool sender_stream_only;        /* MCA_PART_UCX_SRC_STREAM_ONLY */
+    bool sender_stream_copy;        /* MCA_PART_UCX_SRC_STREAM_COPY */
     bool sender_same_gpu;           /* the send buffer is on this GPU (ranks sharing it) */
     bool same_gpu_data;             /* and so is this buffer: the sender's kernels' stores
                                      * stay in this GPU's memory (MCA_PART_UCX_ACK_SAME_GPU) */

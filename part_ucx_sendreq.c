@@ -1229,6 +1229,10 @@ int mca_part_ucx_psend_init(const void *buf, size_t parts, size_t count,
                           : MCA_PART_UCX_SRC_DEVICE | MCA_PART_UCX_SRC_KERNEL_COPY;
     if (req->stream_only) {
         msg->src_device |= MCA_PART_UCX_SRC_STREAM_ONLY;
+        if (req->device && MCA_PART_UCX_DEVICE_COPY_PROGRESS == sreq->device_copy &&
+            mca_part_ucx_module.params.stream_copy_engine && mca_part_ucx_send_ipc(sreq)) {
+            msg->src_device |= MCA_PART_UCX_SRC_STREAM_COPY;
+        }
     }
     msg->src_gpu = req->device ? mca_part_ucx_gpu_id() : 0;
     msg->rtr_addr = (uint64_t) (uintptr_t) sreq->rtr_block.addr;

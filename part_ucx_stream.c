@@ -243,16 +243,21 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
 }
 
 /* A progress-engine send within a node whose stream moves the epochs
- * (mca_part_ucx_dev_stream_copy_words): no host either. Not in a capture:
- * the wait's copy and flags carry the epoch as constants, which a graph
- * would replay; the host runs those. */
-static bool mca_part_ucx_stream_copied(mca_part_ucx_request_t *req,
-                                       mca_part_ucx_stream_plan_t *plan)
+ * (mca_part_ucx_dev_stream_copy_words): no host either (1). Not in a
+ * capture: the wait's copy and flags carry the epoch as constants, which a
+ * graph would replay; the host runs those (0), but for a stream-only send,
+ * whose receiver's stream waits for the sender's stream instead of its
+ * host (-1: refused). */
+static int mca_part_ucx_stream_copied(mca_part_ucx_request_t *req, int capturing,
+                                      mca_part_ucx_stream_plan_t *plan)
 {
     mca_part_ucx_dev_copy_words_t c;
 
     if (!mca_part_ucx_dev_stream_copy_words(req, &c)) {
-        return false;
+        return 0;
+    }
+    if (1 == capturing) {
+        return c.peer_waits ? -1 : 0;
     }
     plan->start[plan->n++] = c.epoch_dev;
     plan->start[plan->n++] = c.groups_dev;
@@ -260,7 +265,7 @@ static bool mca_part_ucx_stream_copied(mca_part_ucx_request_t *req,
     plan->start_implied = true; /* the wait's copy follows them on the stream */
     plan->copy = true;
     plan->done = c.sent;
-    return true;
+    return 1;
 }
 
 /* Epochs the host runs need CUDA to keep the streams of the progress
@@ -339,10 +344,18 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
                              mca_part_ucx_stream_kind(req), req->peer, req->tag);
         return MPI_SUCCESS;
     }
-    if (1 != capturing && mca_part_ucx_stream_copied(req, plan)) {
+    switch (mca_part_ucx_stream_copied(req, capturing, plan)) {
+    case 1:
         MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs copied by the stream",
                              mca_part_ucx_stream_kind(req), req->peer, req->tag);
         return MPI_SUCCESS;
+    case -1:
+        return mca_part_ucx_stream_refuse(req, "it is a stream-only send on the progress "
+                                               "engine, whose receiver's stream waits for its "
+                                               "stream's copy, which a CUDA graph cannot replay "
+                                               "(part_ucx_stream_copy_engine)");
+    default:
+        break;
     }
     /* The host runs the epochs, on the progress thread. */
     if (MCA_PART_UCX_SEND == req->kind && NULL != mca_part_ucx_sendreq(req)->words_rkey) {

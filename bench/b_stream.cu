@@ -16,7 +16,12 @@
  *                         the send: its kernels count the epochs, no stream
  *                         work of the sender's own each epoch
  *     progress_stream     the same with info "mpix_device_copy" "progress"
- *                         (MPI_THREAD_MULTIPLE)
+ *                         (MPI_THREAD_MULTIPLE; within a node the
+ *                         sender's stream copies, the receiver's host
+ *                         sees its flags: part_ucx_stream_copy_engine)
+ *     progress_kernels    progress_stream with info "mpix_stream_kernels"
+ *                         "true" on both: the receiver's stream waits for
+ *                         the sender's stream's copy, no host on either side
  *     ipc_limit           the same kernel, then cudaMemcpyAsync into the
  *                         receiver's buffer mapped by CUDA IPC, on the same
  *                         stream, with the handshake of ipc_epoch(); no
@@ -87,11 +92,11 @@ static const char *label = "nvlink";
 static char vname[64]; /* the variant in the rows */
 
 enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT,
-       V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_NCCL, V_COUNT };
+       V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_NCCL, V_PROGRESS_KERNELS, V_COUNT };
 static const char *goodput_names[V_COUNT] = {
     "traditional", "kernel_copy_host",    "kernel_copy_stream", "progress_stream",
     "ipc_limit",   "kernel_copy_kernels", "kernel_copy_graph",  "ipc_limit_graph",
-    "nccl"};
+    "nccl",        "progress_kernels"};
 enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_KERNELS_GRAPH, H_PARRIVED_GRAPH,
        H_NCCL, H_COUNT };
 static const char *hrtt_names[H_COUNT] = {"stream",   "host",          "sendrecv",
@@ -344,7 +349,8 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     int maxp = (NULL != env && atoi(env) > 0) ? atoi(env) : grid;
     int parts = grid < maxp ? grid : maxp, bpp = grid / parts, iters = iters_for(n * 8);
     bool stream = V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
-                  V_KCOPY_GRAPH == v;
+                  V_KCOPY_GRAPH == v || V_PROGRESS_KERNELS == v;
+    bool progress = V_PROGRESS_STREAM == v || V_PROGRESS_KERNELS == v;
     bool graphed = V_KCOPY_GRAPH == v || V_IPC_LIMIT_GRAPH == v;
     int K = graphed ? graph_epochs() : 1, *ebase = NULL;
     cudaGraphExec_t graph[2] = {NULL, NULL};
@@ -355,8 +361,9 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     iters = (iters + K - 1) / K * K;
     if (graphed) CUDA(cudaMalloc(&ebase, sizeof(*ebase)));
     if (V_KCOPY_HOST == v || stream) {
-        MPI_Info info = part_info(V_PROGRESS_STREAM == v ? "progress" : "kernel", bpp * 1024,
-                                  V_KCOPY_KERNELS == v || V_KCOPY_GRAPH == v);
+        MPI_Info info = part_info(progress ? "progress" : "kernel", bpp * 1024,
+                                  V_KCOPY_KERNELS == v || V_KCOPY_GRAPH == v ||
+                                      V_PROGRESS_KERNELS == v);
         MPI_Comm comm = stream ? scomm : MPI_COMM_WORLD;
         int count = (int) (n / parts);
         if (0 == rank) {
@@ -415,6 +422,7 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
         case V_KCOPY_KERNELS:
         case V_KCOPY_GRAPH: /* its warm-up */
         case V_PROGRESS_STREAM:
+        case V_PROGRESS_KERNELS:
             stream_epoch(&req, preq, a, b, c, grid, bpp, e, NULL, s, i >= 0 ? calls : NULL);
             break;
         default:
@@ -738,7 +746,7 @@ int main(int argc, char **argv)
     MPI_Comm scomm = MPI_COMM_NULL;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
-                  V_KCOPY_GRAPH == v)) ||
+                  V_KCOPY_GRAPH == v || V_PROGRESS_KERNELS == v)) ||
         (hrtt && H_HOST != v && H_SENDRECV != v && H_NCCL != v)) {
         scomm = stream_comm(s, &ms);
     }

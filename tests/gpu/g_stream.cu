@@ -88,11 +88,18 @@
  *         sender's epochs need no host within a node, see -E);
  *         with -c kernel -C: the epochs run as without -S (no host thread
  *         takes part, so none is needed)
- *   -E    with -S -c progress -m recv: the sender's stream moves its
- *         progress-engine epochs itself (part_ucx_stream_copy_engine, the
- *         default within a node), so its starts are not refused without a
- *         progress thread, and the epochs run as without -S, checked by
- *         the receiver's host-started epochs
+ *   -E    with -S -c progress and -m recv or -K: the sender's stream moves
+ *         its progress-engine epochs itself (part_ucx_stream_copy_engine,
+ *         the default within a node), so its starts are not refused
+ *         without a progress thread, and the epochs run as without -S,
+ *         checked by the receiver's host-started epochs (-m recv) or by
+ *         its stream-ordered ones, which then need no progress thread
+ *         either (-K: the sender is stream-only, and its stream writes
+ *         the receiver's done words). With -g -K -c progress instead: the
+ *         sender's start in its capture fails with
+ *         MPI_ERR_UNSUPPORTED_OPERATION (a graph cannot replay its stream's
+ *         copy, and its receiver's stream waits for that), and its epochs
+ *         go on without a graph
  *   -V NAME=VALUE  MCA variable NAME set in the odd ranks only (the receiver;
  *         tests/tutil.h)
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
@@ -492,7 +499,8 @@ int main(int argc, char **argv)
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy))) ||
-        (stream_copy && (!serialized || strcmp(copy, "progress") || 1 != host_side)) ||
+        (stream_copy && (NULL == copy || strcmp(copy, "progress") ||
+                         !(serialized ? 1 == host_side || kernels : graph && kernels))) ||
         (scope && (!expect_copy || (strcmp(scope, "auto") && strcmp(scope, "sys"))))) {
         fprintf(stderr, "g_stream: bad arguments (see the comment at the top of g_stream.cu)\n");
         return 2;
@@ -641,7 +649,14 @@ int main(int argc, char **argv)
                 host_epoch(&s, e, poll, false);
                 continue;
             }
-            if (graph && 2 == e) {
+            if (graph && 2 == e && stream_copy && 0 == s.rank) {
+                /* -g -K -E: the capture is refused, the epochs go on */
+                cudaGraph_t g;
+                CUDA(cudaStreamBeginCapture(s.cs, cudaStreamCaptureModeThreadLocal));
+                T_EXPECT(start_enqueue(&s), MPI_ERR_UNSUPPORTED_OPERATION);
+                CUDA(cudaStreamEndCapture(s.cs, &g));
+                CUDA(cudaGraphDestroy(g));
+            } else if (graph && 2 == e) {
                 cudaGraph_t g;
                 /* thread-local: the component's own threads may go on
                  * calling CUDA while this thread captures */
