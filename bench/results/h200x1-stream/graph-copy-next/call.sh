@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Prepared in session 15, not run (its device time was spent): the stream
+# copy's counted form, so that the progress engine's stream-ordered epochs
+# replay from CUDA graphs (graph-copy.diff: compiles, build checks and the
+# CPU stream tests pass with it; not run on a GPU). Apply it first, rebuild
+# and bundle (tools/setup.sh, tools/bundle.sh .bundle/part-ucx.tar.xz),
+# then run this on one GPU (nvidia-h200, or GPU 0 of a larger kind):
+# (1) every progress-engine line of the GPU suite (the graph lines now take
+# the counted copy), (2) memcheck and racecheck as tools/sanitize-gpu.sh
+# runs them over the progress stream lines, (3) b_stream: traditional,
+# progress_stream and progress_kernels with BENCH_GRAPH_EPOCHS graphs are
+# not a b_stream variant yet: add a progress_graph variant (kernel_copy_graph
+# with "progress") before the call, or measure with g_stream -G's wall time.
+set -u
+start=$(date +%s); el() { echo $(( $(date +%s) - start )); }
+mkdir -p /tmp/pb && tar -xJf .bundle/part-ucx.tar.xz -C /tmp/pb && . /tmp/pb/part-ucx/env.sh
+export PART_UCX_PREFIX=/tmp/pb/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache-call
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+export OMPI_MCA_mca_base_component_show_load_errors=0
+export CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
+mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
+grep -E '^(gpu-stream-progress|gpu-stream-errors-progress|gpu-settings-differ-stream-progress|gpu-stream-joined-progress|gpu-stream-kernels-progress|gpu-device-hcopy|gpu-stream-allreduce-hostrun)' tests/gpu.list > /tmp/s.list
+TEST_LIST=/tmp/s.list TEST_BUILD_DIR=/tmp/tb TEST_TIMEOUT=40 timeout 240 tools/test.sh --gpu > $OUT/tests-progress.txt 2>&1
+echo "progress lines (MPS): $(tr -d '\000' < $OUT/tests-progress.txt | tail -n 1) at $(el) s"
+grep -E '^san-stream-(progress|kernels-progress)' tests/sanitize.list > /tmp/z.list
+for tool in memcheck racecheck; do
+  opts="--tool $tool --error-exitcode 9"; [ $tool = memcheck ] && opts="$opts --report-api-errors no"
+  TEST_LIST=/tmp/z.list TEST_BUILD_DIR=/tmp/tb TEST_REUSE_BUILD=1 TEST_TIMEOUT=60 \
+    TEST_WRAPPER="compute-sanitizer $opts" timeout 150 tools/test.sh --gpu > $OUT/san-$tool.txt 2>&1
+  echo "$tool: $(tr -d '\000' < $OUT/san-$tool.txt | tail -n 1) at $(el) s"
+done
+echo quit | nvidia-cuda-mps-control
+# run: O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT; bash bench/results/h200x1-stream/graph-copy-next/call.sh 2>&1 | tail; tar -cJf $O/g.tar.xz -C /tmp o
