@@ -7,10 +7,9 @@
 # then run this on one GPU (nvidia-h200, or GPU 0 of a larger kind):
 # (1) every progress-engine line of the GPU suite (the graph lines now take
 # the counted copy), (2) memcheck and racecheck as tools/sanitize-gpu.sh
-# runs them over the progress stream lines, (3) b_stream: traditional,
-# progress_stream and progress_kernels with BENCH_GRAPH_EPOCHS graphs are
-# not a b_stream variant yet: add a progress_graph variant (kernel_copy_graph
-# with "progress") before the call, or measure with g_stream -G's wall time.
+# runs them over the progress stream lines, (3) b_stream goodput at 1-65536
+# blocks: traditional, progress_kernels, progress_graph (the diff's new
+# variant), kernel_copy_graph, ipc_limit_graph.
 set -u
 start=$(date +%s); el() { echo $(( $(date +%s) - start )); }
 mkdir -p /tmp/pb && tar -xJf .bundle/part-ucx.tar.xz -C /tmp/pb && . /tmp/pb/part-ucx/env.sh
@@ -29,5 +28,16 @@ for tool in memcheck racecheck; do
     TEST_WRAPPER="compute-sanitizer $opts" timeout 150 tools/test.sh --gpu > $OUT/san-$tool.txt 2>&1
   echo "$tool: $(tr -d '\000' < $OUT/san-$tool.txt | tail -n 1) at $(el) s"
 done
+. bench/common.sh
+bench_cuda_build bench/b_stream.cu /tmp/b_stream > $OUT/build.txt 2>&1 || echo "no b_stream"
+export CUDA_DEVICE_MAX_CONNECTIONS=32 BENCH_LABEL=mps
+echo "bench,component,param1,param2,value,unit" > $OUT/goodput.csv
+for v in traditional progress_kernels progress_graph kernel_copy_graph ipc_limit_graph; do
+  timeout 60 mpirun -np 2 --bind-to none --mca part ucx -x BENCH_LABEL -x CUDA_DEVICE_MAX_CONNECTIONS \
+    /tmp/b_stream goodput $v 1,4,16,64,256,4096,65536 2>&1 | tr -d '\000' | tee -a $OUT/bench-log.txt |
+    grep -a '^stream_goodput' >> $OUT/goodput.csv
+done
+python3 bench/stream_table.py $OUT/goodput.csv > $OUT/tables.txt 2>&1
+echo "bench at $(el) s"
 echo quit | nvidia-cuda-mps-control
 # run: O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT; bash bench/results/h200x1-stream/graph-copy-next/call.sh 2>&1 | tail; tar -cJf $O/g.tar.xz -C /tmp o
