@@ -1,8 +1,8 @@
 # Sourced by the script of a device call that measures kernel + allreduce
 # (bench/results/<machine>/*/call.sh), from the checkout's root:
 #   . bench/call-common.sh BUNDLE.tar.xz
-# Unpacks the bundle (tools/bundle.sh) and takes its environment, writes
-# $OUT/node.txt (the GPUs and their links), builds b_coll_gpu with NCCL
+# Unpacks the bundle and takes its environment (bench/call-env.sh, which
+# also defines `el` and writes $OUT/node.txt), builds b_coll_gpu with NCCL
 # where found (/tmp/plain) and defines
 #   el                     seconds since this file was sourced
 #   run NP LABEL GRIDS [mpirun options]
@@ -16,16 +16,7 @@
 #                          bundle's; their logs in $OUT/build-V.txt
 #   use V                  puts /tmp/V.so in the install's place (base: back)
 # Keeps NCCL_NVLS_ENABLE=0 (NVLink multicast stays off on the lent nodes).
-call_start=$(date +%s)
-el() { echo $(( $(date +%s) - call_start )); }
-export OMPI_MCA_mca_base_component_show_load_errors=0 NCCL_NVLS_ENABLE=0
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-call_dir=/tmp/pb
-rm -rf "$call_dir" && mkdir -p "$call_dir" && tar -xJf "${1:?bundle}" -C "$call_dir" ||
-    { echo "call-common: cannot unpack $1" >&2; return 1; }
-. "$call_dir/part-ucx/env.sh"
-export PART_UCX_PREFIX=$call_dir/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache-call
-{ nvidia-smi -L; nvidia-smi topo -m; } > "$OUT/node.txt" 2>&1
+. bench/call-env.sh "${1:?bundle}" || return 1
 . bench/common.sh
 bench_nccl
 bench_cuda_build bench/b_coll_gpu.cu /tmp/plain $nccl -- $ncclibs > "$OUT/build.txt" 2>&1 ||

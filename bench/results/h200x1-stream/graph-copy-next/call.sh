@@ -11,11 +11,7 @@
 # blocks: traditional, progress_kernels, progress_graph (the diff's new
 # variant), kernel_copy_graph, ipc_limit_graph.
 set -u
-start=$(date +%s); el() { echo $(( $(date +%s) - start )); }
-mkdir -p /tmp/pb && tar -xJf .bundle/part-ucx.tar.xz -C /tmp/pb && . /tmp/pb/part-ucx/env.sh
-export PART_UCX_PREFIX=/tmp/pb/part-ucx PART_UCX_CACHE=/tmp/part-ucx-cache-call
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
-export OMPI_MCA_mca_base_component_show_load_errors=0
+. bench/call-env.sh .bundle/part-ucx.tar.xz || exit 1
 export CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
 mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
 grep -E '^(gpu-stream-progress|gpu-stream-errors-progress|gpu-settings-differ-stream-progress|gpu-stream-joined-progress|gpu-stream-kernels-progress|gpu-device-hcopy|gpu-stream-allreduce-hostrun)' tests/gpu.list > /tmp/s.list
