@@ -528,8 +528,8 @@ static int dev_stream_copy(void *stream, const mca_part_ucx_stream_copy_t *c, ui
 {
     cudaStream_t s = (cudaStream_t) stream;
 
-    if (0 != dev_stream_wait(stream, c->marked, epoch, 0) ||
-        0 != dev_stream_wait(stream, c->rtr, epoch, 0) ||
+    if (0 != dev_stream_wait(stream, c->marked, epoch, c->wait_flags) ||
+        0 != dev_stream_wait(stream, c->rtr, epoch, c->wait_flags) ||
         0 != check(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s))) {
         return -1;
     }

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 21
+#define MCA_PART_UCX_DEVICE_ABI 22
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -185,6 +185,7 @@ typedef struct mca_part_ucx_stream_copy_t {
     volatile uint64_t *remote_done_dev;
     volatile uint64_t *remote_done;
     volatile uint64_t *done;         /* host memory: the last epoch that left the send buffer */
+    int wait_flags;                  /* the waits' stream_wait flags (MCA_PART_UCX_WAIT_KERNEL) */
 } mca_part_ucx_stream_copy_t;
 
 /* Every function returns 0 on success, a negative value on error. */
@@ -290,8 +291,9 @@ typedef struct mca_part_ucx_device_ops_t {
      * not); 0: not, or not known (no NVML) */
     int (*nvlink)(uint64_t a, uint64_t b);
     /* Epoch `epoch` of c, on stream: it waits for *c->marked and *c->rtr
-     * to reach the epoch (stream memory operations: the kernels that mark
-     * are earlier work of this stream, the receiver another process),
+     * to reach the epoch (as stream_wait with c->wait_flags: the kernels
+     * that mark are earlier work of this stream, the receiver another
+     * process),
      * copies the bytes with a copy engine, then a one-block kernel sets
      * every arrival flag and, after a system-scope release, the receiver's
      * done words (where given), then *c->done. */

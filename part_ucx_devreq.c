@@ -210,6 +210,9 @@ int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint
     mca_part_ucx_stream_copy_t c = d->sc;
 
     c.marked = (const volatile uint64_t *) &d->dptr->done_dev; /* made after the setup */
+    /* kernels rather than stream memory operations, as the starts' and
+     * waits' of other epochs without a host (part_ucx_stream_kernel_ops) */
+    c.wait_flags = mca_part_ucx_module.params.stream_kernel_ops ? MCA_PART_UCX_WAIT_KERNEL : 0;
     return mca_part_ucx_device()->stream_copy(stream, &c, epoch);
 }
 
