@@ -39,7 +39,9 @@
  * count of complete groups and the receiver's ready-to-receive, copies the
  * buffer with a copy engine and sets the receiver's arrival flags, which
  * its host reads as it would the progress engine's (the receiver's epochs
- * are the host's, as below).
+ * are the host's, as below); a stream-only send's stream also writes the
+ * receiver's done words, so that the receiver's epochs need no host either
+ * (MCA_PART_UCX_SRC_STREAM_COPY).
  *
  * Elsewhere (the progress engine, host buffers, another node, partitioned
  * collectives) the host runs each epoch, in stream order, on a progress
