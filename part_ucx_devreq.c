@@ -546,9 +546,11 @@ static void mca_part_ucx_dev_stream_copy_setup(mca_part_ucx_request_t *req,
                          "engine copied by the stream", req->peer, req->tag);
 }
 
-/* Kernel copy where the receiver offered its GPU buffer and cuda_ipc maps
- * it here (patched rkey_ptr); the progression engine otherwise. */
-static int mca_part_ucx_dev_kernel_copy(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
+/* What the receiver's GPU buffer, where it offered it and cuda_ipc maps it
+ * here (rkey_ptr), is used for: kernel copy, or with the progress engine
+ * (info "mpix_device_copy" "progress") the stream copy of stream-ordered
+ * epochs; without it, the progression engine's host path. */
+static int mca_part_ucx_dev_map_peer(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
 {
     mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
     void *dst = NULL, *flags = NULL;
@@ -721,7 +723,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     }
     t[2] = opal_timer_base_get_usec();
     if (OMPI_SUCCESS == rc && send && !coll) {
-        rc = mca_part_ucx_dev_kernel_copy(req, d);
+        rc = mca_part_ucx_dev_map_peer(req, d);
     }
     d->host.group_shift =
         mca_part_ucx_dev_group_shift(req, MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism);
