@@ -210,9 +210,6 @@ int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint
     mca_part_ucx_stream_copy_t c = d->sc;
 
     c.marked = (const volatile uint64_t *) &d->dptr->done_dev; /* made after the setup */
-    /* kernels rather than stream memory operations, as the starts' and
-     * waits' of other epochs without a host (part_ucx_stream_kernel_ops) */
-    c.wait_flags = mca_part_ucx_module.params.stream_kernel_ops ? MCA_PART_UCX_WAIT_KERNEL : 0;
     return mca_part_ucx_device()->stream_copy(stream, &c, epoch);
 }
 
@@ -508,6 +505,20 @@ static volatile uint64_t *mca_part_ucx_dev_peer_flags(mca_part_ucx_sendreq_t *sr
     return (volatile uint64_t *) flags;
 }
 
+/* The receiver's stream words (its GPU memory: the ready-to-receive its
+ * stream writes, then the done word it waits on), mapped here where it
+ * offered them, or NULL. */
+static volatile uint64_t *mca_part_ucx_dev_peer_words(mca_part_ucx_sendreq_t *sreq)
+{
+    void *words = NULL;
+
+    if (NULL == sreq->words_rkey ||
+        UCS_OK != ucp_rkey_ptr(sreq->words_rkey, sreq->remote_words, &words)) {
+        return NULL;
+    }
+    return (volatile uint64_t *) words;
+}
+
 /* The progress engine's epochs that a stream starts, moved by that stream
  * where the receiver's buffer and flags are mapped here (one node): its
  * copy engine copies the buffer after the kernels, and the stream sets
@@ -519,8 +530,7 @@ static void mca_part_ucx_dev_stream_copy_setup(mca_part_ucx_request_t *req,
                                                struct mca_part_ucx_dev_t *d, void *dst)
 {
     mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
-    volatile uint64_t *words = d->epoch_block.addr, *flags;
-    void *wptr = NULL;
+    volatile uint64_t *words = d->epoch_block.addr, *flags, *peer_words;
 
     if (!mca_part_ucx_module.params.stream_copy_engine || 0 == req->total_bytes ||
         NULL == (flags = mca_part_ucx_dev_peer_flags(sreq))) {
@@ -535,11 +545,14 @@ static void mca_part_ucx_dev_stream_copy_setup(mca_part_ucx_request_t *req,
     d->sc.flags = flags;
     d->sc.nflags = sreq->super.remote_parts;
     d->sc.done = words + MCA_PART_UCX_DEV_SENT;
+    /* kernels rather than stream memory operations, as the starts' and
+     * waits' of other epochs without a host (part_ucx_stream_kernel_ops) */
+    d->sc.wait_flags =
+        mca_part_ucx_module.params.stream_kernel_ops ? MCA_PART_UCX_WAIT_KERNEL : 0;
     /* A stream-only send (MCA_PART_UCX_SRC_STREAM_COPY) got the receiver's
      * stream words: its stream waits for this one's done words. */
-    if (NULL != sreq->words_rkey &&
-        UCS_OK == ucp_rkey_ptr(sreq->words_rkey, sreq->remote_words, &wptr)) {
-        d->sc.remote_done_dev = (volatile uint64_t *) wptr + 1;
+    if (NULL != (peer_words = mca_part_ucx_dev_peer_words(sreq))) {
+        d->sc.remote_done_dev = peer_words + 1;
         d->sc.remote_done = flags + sreq->super.remote_parts + 1;
     }
     MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: stream-ordered epochs of the progress "
@@ -553,7 +566,8 @@ static void mca_part_ucx_dev_stream_copy_setup(mca_part_ucx_request_t *req,
 static int mca_part_ucx_dev_map_peer(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
 {
     mca_part_ucx_sendreq_t *sreq = mca_part_ucx_sendreq(req);
-    void *dst = NULL, *flags = NULL;
+    volatile uint64_t *flags, *peer_words;
+    void *dst = NULL;
     ucs_status_t status = UCS_ERR_UNSUPPORTED;
 
     if (req->proc_null) {
@@ -598,19 +612,17 @@ static int mca_part_ucx_dev_map_peer(mca_part_ucx_request_t *req, struct mca_par
      * (MCA_PART_UCX_RECV_RTR_WORD): kernels read the one and write the
      * other, so that an epoch needs no host on either side. */
     if (mca_part_ucx_module.params.device_arrivals &&
-        NULL != (flags = (void *) mca_part_ucx_dev_peer_flags(sreq))) {
+        NULL != (flags = mca_part_ucx_dev_peer_flags(sreq))) {
         volatile uint64_t *words = d->epoch_block.addr;
-        void *wptr = NULL;
-        d->host.remote_arrived = (volatile uint64_t *) flags;
+        d->host.remote_arrived = flags;
         d->host.rtr = d->host.remote_arrived + sreq->super.remote_parts;
         d->host.remote_done = d->host.remote_arrived + sreq->super.remote_parts + 1;
         d->host.done = words + MCA_PART_UCX_DEV_DONE;
         sreq->peer_rtr = d->host.rtr;
         /* its stream words, in its GPU memory */
-        if (NULL != sreq->words_rkey &&
-            UCS_OK == ucp_rkey_ptr(sreq->words_rkey, sreq->remote_words, &wptr)) {
-            d->host.rtr_dev = (const volatile uint64_t *) wptr;
-            d->host.remote_done_dev = (volatile uint64_t *) wptr + 1;
+        if (NULL != (peer_words = mca_part_ucx_dev_peer_words(sreq))) {
+            d->host.rtr_dev = peer_words;
+            d->host.remote_done_dev = peer_words + 1;
         }
     }
     mca_part_ucx_dev_rtr_words(req, d);
