@@ -318,6 +318,14 @@ static void stream_epoch(MPI_Request *req, MPIX_Prequest preq, const double *a, 
  * (ipc_limit_graph: graph[0] and graph[1] on flag words 2 and 3). The
  * epochs of a replay are ebase's + 1..K; the graph ends by advancing
  * ebase by K. */
+/* Goodput variants whose epochs are partitioned and stream-ordered (on
+ * the stream communicator). */
+static bool stream_variant(int v)
+{
+    return V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
+           V_KCOPY_GRAPH == v || V_PROGRESS_KERNELS == v;
+}
+
 static void graph_build(int v, int K, MPI_Request *req, MPIX_Prequest preq, const struct ipc *m,
                         const double *a, const double *b, double *c, int grid, int bpp, int e,
                         int *ebase, cudaStream_t s, cudaGraphExec_t graph[2])
@@ -348,8 +356,7 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     const char *env = getenv("BENCH_PARTS_MAX");
     int maxp = (NULL != env && atoi(env) > 0) ? atoi(env) : grid;
     int parts = grid < maxp ? grid : maxp, bpp = grid / parts, iters = iters_for(n * 8);
-    bool stream = V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
-                  V_KCOPY_GRAPH == v || V_PROGRESS_KERNELS == v;
+    bool stream = stream_variant(v);
     bool progress = V_PROGRESS_STREAM == v || V_PROGRESS_KERNELS == v;
     bool graphed = V_KCOPY_GRAPH == v || V_IPC_LIMIT_GRAPH == v;
     int K = graphed ? graph_epochs() : 1, *ebase = NULL;
@@ -745,8 +752,7 @@ int main(int argc, char **argv)
     MPIX_Stream ms = MPIX_STREAM_NULL;
     MPI_Comm scomm = MPI_COMM_NULL;
     CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    if ((good && (V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
-                  V_KCOPY_GRAPH == v || V_PROGRESS_KERNELS == v)) ||
+    if ((good && stream_variant(v)) ||
         (hrtt && H_HOST != v && H_SENDRECV != v && H_NCCL != v)) {
         scomm = stream_comm(s, &ms);
     }
