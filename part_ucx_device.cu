@@ -199,6 +199,29 @@ static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, voi
 
 #include "part_ucx_device_coll.h"
 
+/* Stamps of the stream-ordered epochs' own kernels (bench/trace/README.md,
+ * "Stream-ordered epochs"), in a plugin built with -DPART_UCX_STREAM_TRACE
+ * only: a stream copy's wait (entry, every mark seen, the ready-to-receive
+ * seen) and finishing kernel (entry, end), and a counted wait's kernel
+ * (entry, the done word seen, end), each epoch's in its record. */
+#ifdef PART_UCX_STREAM_TRACE
+#include "part_ucx_device_trace.h"
+enum {
+    STREAM_TRACE_COPY_WAIT, STREAM_TRACE_MARKS, STREAM_TRACE_RTR, STREAM_TRACE_FINISH,
+    STREAM_TRACE_FINISHED, STREAM_TRACE_WAIT, STREAM_TRACE_DONE, STREAM_TRACE_WAITED
+};
+#define STREAM_STAMP(e, i)                 \
+    do {                                   \
+        if (0 == threadIdx.x) {            \
+            part_trace_stamp((e), (i));    \
+        }                                  \
+    } while (0)
+#else
+#define STREAM_STAMP(e, i) \
+    do {                   \
+    } while (0)
+#endif
+
 static int dev_stream_create(void **stream)
 {
     cudaStream_t s = NULL;
@@ -446,6 +469,7 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
     uint64_t e = (NULL != epoch) ? epoch[1] : value, v[PART_STARTS_MAX];
     unsigned i;
 
+    STREAM_STAMP(e, STREAM_TRACE_WAIT);
 #pragma unroll
     for (i = 0; i < PART_STARTS_MAX; ++i) {
         v[i] = (i >= st.n) ? 0 : (st.epoch[i] == epoch) ? e + 1 : st.epoch[i][1];
@@ -455,6 +479,7 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
         __nanosleep(128);
 #endif
     }
+    STREAM_STAMP(e, STREAM_TRACE_DONE);
     /* The peer's data before what follows the wait (its writer released
      * it before the done word). Before the starts' stores, so that it
      * need not wait for them: the kernel's end orders them before the
@@ -476,6 +501,7 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
             st.epoch[i][0] = v[i];
         }
     }
+    STREAM_STAMP(e, STREAM_TRACE_WAITED);
 }
 
 /* Where the driver refuses stream waits on 64-bit words (a driver without
@@ -502,39 +528,170 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
     return check(cudaGetLastError());
 }
 
+/* The counted wait (or stream copy) this thread captured last, for the starts captured
+ * right after it to join (start_join_wait): per thread, as a capture is
+ * (a stream captured from several threads in relaxed mode only joins
+ * fewer starts). */
+static __thread struct {
+    unsigned long long capture; /* the capture's id */
+    cudaGraphNode_t node;       /* NULL: none */
+    const volatile uint64_t *done;
+    volatile uint64_t *epoch;
+    int gpu_scope;
+    part_starts st;             /* the starts joined so far */
+    /* a stream copy's finishing kernel (part_copy_finish) rather than a
+     * wait's, with its copy and pair (then `epoch`) */
+    bool copy;
+    mca_part_ucx_stream_copy_t c;
+} last_wait;
+
+/* The capture stream s is in and the node its next work would follow,
+ * where that is one node with an ordinary edge (else false: edge data is
+ * not asked for, and where an edge has any, the query fails). */
+static bool capture_tail(cudaStream_t s, unsigned long long *id, cudaGraphNode_t *node)
+{
+    cudaStreamCaptureStatus status;
+    const cudaGraphNode_t *deps = NULL;
+    size_t ndeps = 0;
+
+    if (cudaSuccess != cudaStreamGetCaptureInfo(s, &status, id, NULL, &deps, NULL, &ndeps)) {
+        (void) cudaGetLastError(); /* not an error of ours: the start does without */
+        return false;
+    }
+    if (cudaStreamCaptureStatusActive != status || 1 != ndeps) {
+        return false;
+    }
+    *node = deps[0];
+    return true;
+}
+
 /* The end of a stream-copied epoch (dev_stream_copy): the receiver's
  * arrival flags, each thread's released before the done words: the
  * receiver's (its stream's first), then the one that tells this side's
- * host the epoch left the send buffer. */
-__global__ void part_copy_finish(mca_part_ucx_stream_copy_t c, uint64_t epoch)
+ * host the epoch left the send buffer. Counted (a graph's), it advances
+ * the pair as part_wait does, and makes the starts captured right after
+ * it (start_join_wait), so that the next epoch's start is no node of its
+ * own between this one and the application's next kernel. */
+__global__ void part_copy_finish(mca_part_ucx_stream_copy_t c, uint64_t epoch,
+                                 volatile uint64_t *count, part_starts st)
 {
+    uint64_t v[PART_STARTS_MAX];
     size_t i;
 
+    if (NULL != count) {
+        epoch = *c.epoch;
+    }
+    STREAM_STAMP(epoch, STREAM_TRACE_FINISH);
     for (i = threadIdx.x; i < c.nflags; i += blockDim.x) {
         c.flags[i] = epoch;
     }
     __threadfence_system();
     __syncthreads();
-    if (0 == threadIdx.x) {
-        if (NULL != c.remote_done_dev) {
-            *c.remote_done_dev = epoch;
-            *c.remote_done = epoch;
-        }
-        *c.done = epoch;
+    if (0 != threadIdx.x) {
+        return;
     }
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        v[i] = (i >= st.n) ? 0 : (st.epoch[i] == count) ? epoch + 1 : st.epoch[i][1];
+    }
+    /* GPU memory first: a store to host memory takes about a microsecond
+     * to get there, and the kernel's end waits for them all at once */
+    if (NULL != c.remote_done_dev) {
+        *c.remote_done_dev = epoch;
+    }
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        if (i < st.n) {
+            *st.addr[i] = v[i]; /* the next epoch's, for this stream's next kernels */
+        }
+    }
+    if (NULL != c.remote_done_dev) {
+        *c.remote_done = epoch;
+    }
+    *c.done = epoch;
+    if (NULL != count) {
+        count[0] = epoch;
+        count[1] = epoch + 1;
+    }
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        if (i < st.n) {
+            st.epoch[i][0] = v[i];
+        }
+    }
+    STREAM_STAMP(epoch, STREAM_TRACE_FINISHED);
 }
 
-static int dev_stream_copy(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch)
+/* A counted epoch's waits (dev_stream_copy), for the epoch this side's
+ * start wrote. The kernels ran earlier on this stream: their count of
+ * complete groups (GPU memory) shows the epoch at once, unless an epoch
+ * whose partitions the host readied left it behind (starts in a graph do
+ * not reset it); then every group's mark, in host memory. Then the
+ * receiver's ready-to-receive: its stream's in GPU memory, read first, or
+ * its host's (epochs its host starts write only that one). The kernel's
+ * end orders what it read before the copy. */
+__global__ void part_copy_wait(mca_part_ucx_stream_copy_t c)
+{
+    __shared__ bool counted;
+    uint64_t e = *c.epoch;
+    uint32_t g;
+
+    STREAM_STAMP(e, STREAM_TRACE_COPY_WAIT);
+    if (0 == threadIdx.x) {
+        counted = *c.marked >= e;
+    }
+    __syncthreads();
+    for (g = threadIdx.x; !counted && g < c.groups; g += blockDim.x) {
+        while ((c.ready[(size_t) g << c.group_shift] & ~((uint64_t) 1 << 63)) < e) {
+#if __CUDA_ARCH__ >= 700
+            __nanosleep(128);
+#endif
+        }
+    }
+    __syncthreads();
+    STREAM_STAMP(e, STREAM_TRACE_MARKS);
+    if (0 != threadIdx.x) {
+        return;
+    }
+    while ((NULL == c.rtr_dev || *c.rtr_dev < e) && *c.rtr < e) {
+#if __CUDA_ARCH__ >= 700
+        __nanosleep(128);
+#endif
+    }
+    STREAM_STAMP(e, STREAM_TRACE_RTR);
+}
+
+static int dev_stream_copy(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch,
+                           volatile uint64_t *count)
 {
     cudaStream_t s = (cudaStream_t) stream;
 
-    if (0 != dev_stream_wait(stream, c->marked, epoch, c->wait_flags) ||
-        0 != dev_stream_wait(stream, c->rtr, epoch, c->wait_flags) ||
-        0 != check(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s))) {
+    if (NULL != count) {
+        part_copy_wait<<<1, 128, 0, s>>>(*c);
+        if (0 != check(cudaGetLastError())) {
+            return -1;
+        }
+    } else if (0 != dev_stream_wait(stream, c->marked, epoch, c->wait_flags) ||
+               0 != dev_stream_wait(stream, c->rtr, epoch, c->wait_flags)) {
         return -1;
     }
-    part_copy_finish<<<1, 256, 0, s>>>(*c, epoch);
-    return check(cudaGetLastError());
+    if (0 != check(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s))) {
+        return -1;
+    }
+    last_wait.node = NULL;
+    part_copy_finish<<<1, 256, 0, s>>>(*c, epoch, count, part_starts{});
+    if (0 != check(cudaGetLastError())) {
+        return -1;
+    }
+    if (NULL != count && capture_tail(s, &last_wait.capture, &last_wait.node)) {
+        last_wait.epoch = count; /* the copy just captured, which starts may join */
+        last_wait.copy = true;
+        last_wait.c = *c;
+        last_wait.st = part_starts{};
+    } else {
+        last_wait.node = NULL;
+    }
+    return 0;
 }
 
 /* A start of its own: one pair, epoch, for every word of st; the epoch
@@ -556,39 +713,6 @@ __global__ void part_start_counted(volatile uint64_t *epoch, part_starts st, int
     if (!local) {
         __threadfence_system();
     }
-}
-
-/* The counted wait this thread captured last, for the starts captured
- * right after it to join (start_join_wait): per thread, as a capture is
- * (a stream captured from several threads in relaxed mode only joins
- * fewer starts). */
-static __thread struct {
-    unsigned long long capture; /* the capture's id */
-    cudaGraphNode_t node;       /* NULL: none */
-    const volatile uint64_t *done;
-    volatile uint64_t *epoch;
-    int gpu_scope;
-    part_starts st;             /* the starts joined so far */
-} last_wait;
-
-/* The capture stream s is in and the node its next work would follow,
- * where that is one node with an ordinary edge (else false: edge data is
- * not asked for, and where an edge has any, the query fails). */
-static bool capture_tail(cudaStream_t s, unsigned long long *id, cudaGraphNode_t *node)
-{
-    cudaStreamCaptureStatus status;
-    const cudaGraphNode_t *deps = NULL;
-    size_t ndeps = 0;
-
-    if (cudaSuccess != cudaStreamGetCaptureInfo(s, &status, id, NULL, &deps, NULL, &ndeps)) {
-        (void) cudaGetLastError(); /* not an error of ours: the start does without */
-        return false;
-    }
-    if (cudaStreamCaptureStatusActive != status || 1 != ndeps) {
-        return false;
-    }
-    *node = deps[0];
-    return true;
 }
 
 /* A counted start captured right after a counted wait (nothing on the
@@ -617,14 +741,23 @@ static int start_join_wait(cudaStream_t s, const part_starts &st)
         joined.epoch[joined.n] = st.epoch[i];
         joined.addr[joined.n] = st.addr[i];
     }
-    args[0] = (void *) &last_wait.done;
-    args[1] = (void *) &last_wait.epoch;
-    args[2] = &value;
-    args[3] = &joined;
-    args[4] = &last_wait.gpu_scope;
-    p.func = (void *) part_wait;
+    if (last_wait.copy) {
+        args[0] = &last_wait.c;
+        args[1] = &value;
+        args[2] = (void *) &last_wait.epoch;
+        args[3] = &joined;
+        p.func = (void *) part_copy_finish;
+        p.blockDim = dim3(256);
+    } else {
+        args[0] = (void *) &last_wait.done;
+        args[1] = (void *) &last_wait.epoch;
+        args[2] = &value;
+        args[3] = &joined;
+        args[4] = &last_wait.gpu_scope;
+        p.func = (void *) part_wait;
+        p.blockDim = dim3(1);
+    }
     p.gridDim = dim3(1);
-    p.blockDim = dim3(1);
     p.kernelParams = args;
     if (cudaSuccess != cudaGraphKernelNodeSetParams(tail, &p)) {
         (void) cudaGetLastError();
@@ -650,8 +783,12 @@ static void preload_kernels(void)
         loaded = (cudaSuccess == cudaFuncGetAttributes(&a, part_wait) &&
                   cudaSuccess == cudaFuncGetAttributes(&a, part_write) &&
                   cudaSuccess == cudaFuncGetAttributes(&a, part_start_counted) &&
-                  cudaSuccess == cudaFuncGetAttributes(&a, part_copy_finish));
+                  cudaSuccess == cudaFuncGetAttributes(&a, part_copy_finish) &&
+                  cudaSuccess == cudaFuncGetAttributes(&a, part_copy_wait));
         (void) cudaGetLastError(); /* tried again at the next start */
+#ifdef PART_UCX_STREAM_TRACE
+        part_trace_setup();
+#endif
     }
 }
 
@@ -711,6 +848,7 @@ static int dev_stream_wait_counted(void *stream, const volatile uint64_t *done,
         last_wait.done = done; /* the wait just captured, which starts may join */
         last_wait.epoch = epoch;
         last_wait.gpu_scope = gpu_scope;
+        last_wait.copy = false;
         last_wait.st = part_starts{};
     } else {
         last_wait.node = NULL;

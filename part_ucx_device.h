@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 22
+#define MCA_PART_UCX_DEVICE_ABI 23
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -174,7 +174,21 @@ typedef struct mca_part_ucx_gcoll_args_t {
  * (stream_copy; part_ucx_stream.c). */
 typedef struct mca_part_ucx_stream_copy_t {
     const volatile uint64_t *marked; /* GPU memory: this side's kernels marked every group */
+    /* GPU memory: the epoch this side's start wrote for its kernels, which
+     * a counted epoch (a graph's) reads rather than its pair in host
+     * memory (a read of host memory costs a kernel a microsecond or more) */
+    const volatile uint64_t *epoch;
+    /* host memory: the kernels' mark of each group (at its first
+     * partition, with MPIX_PREQUEST_MARK_HOST clear), which a counted
+     * epoch reads where `marked` is behind (part_copy_wait) */
+    const volatile uint64_t *ready;
+    uint32_t groups;
+    uint32_t group_shift;
     const volatile uint64_t *rtr;    /* the receiver's ready-to-receive (its shared memory) */
+    /* the same in the receiver's GPU memory, mapped here, where its stream
+     * writes one (a stream-only send's receiver: epochs its host starts
+     * write only `rtr`), else NULL */
+    const volatile uint64_t *rtr_dev;
     const void *src;
     void *dst;                       /* the receiver's buffer, mapped here */
     size_t bytes;
@@ -296,8 +310,13 @@ typedef struct mca_part_ucx_device_ops_t {
      * process),
      * copies the bytes with a copy engine, then a one-block kernel sets
      * every arrival flag and, after a system-scope release, the receiver's
-     * done words (where given), then *c->done. */
-    int (*stream_copy)(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch);
+     * done words (where given), then *c->done. With `count` (a graph's:
+     * stream_start_counted's pair) the epoch is count[1] when the stream
+     * gets there: a one-block kernel waits for every group's mark and the
+     * ready-to-receive instead of stream memory operations, and the
+     * finishing kernel advances the pair as stream_wait_counted does. */
+    int (*stream_copy)(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch,
+                       volatile uint64_t *count);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

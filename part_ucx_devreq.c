@@ -200,17 +200,22 @@ bool mca_part_ucx_dev_stream_copy_words(mca_part_ucx_request_t *req,
     w->epoch_dev = (volatile uint64_t *) &d->dptr->epoch_seen;
     w->groups_dev = (volatile uint64_t *) &d->dptr->groups_done;
     w->sent = d->sc.done;
-    w->peer_waits = NULL != d->sc.remote_done_dev;
     return true;
 }
 
-int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint64_t epoch)
+int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint64_t epoch,
+                                 volatile uint64_t *count)
 {
     struct mca_part_ucx_dev_t *d = req->dev;
     mca_part_ucx_stream_copy_t c = d->sc;
 
-    c.marked = (const volatile uint64_t *) &d->dptr->done_dev; /* made after the setup */
-    return mca_part_ucx_device()->stream_copy(stream, &c, epoch);
+    /* made after the setup: the request's device copy and groups */
+    c.marked = (const volatile uint64_t *) &d->dptr->done_dev;
+    c.epoch = (const volatile uint64_t *) &d->dptr->epoch_seen;
+    c.ready = d->host.ready;
+    c.groups = d->host.groups;
+    c.group_shift = d->host.group_shift;
+    return mca_part_ucx_device()->stream_copy(stream, &c, epoch, count);
 }
 
 static void mca_part_ucx_devreq_start(mca_part_ucx_request_t *req)
@@ -552,6 +557,7 @@ static void mca_part_ucx_dev_stream_copy_setup(mca_part_ucx_request_t *req,
     /* A stream-only send (MCA_PART_UCX_SRC_STREAM_COPY) got the receiver's
      * stream words: its stream waits for this one's done words. */
     if (NULL != (peer_words = mca_part_ucx_dev_peer_words(sreq))) {
+        d->sc.rtr_dev = peer_words;
         d->sc.remote_done_dev = peer_words + 1;
         d->sc.remote_done = flags + sreq->super.remote_parts + 1;
     }

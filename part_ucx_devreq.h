@@ -47,9 +47,6 @@ typedef struct mca_part_ucx_dev_copy_words_t {
     volatile uint64_t *epoch_dev;
     volatile uint64_t *groups_dev;
     const volatile uint64_t *sent;
-    /* the receiver's stream waits for this stream's copy (a stream-only
-     * send, MCA_PART_UCX_SRC_STREAM_COPY): no epoch may go to the host */
-    bool peer_waits;
 } mca_part_ucx_dev_copy_words_t;
 
 /* false: the host runs the request's stream-ordered epochs. */
@@ -57,8 +54,10 @@ bool mca_part_ucx_dev_stream_copy_words(mca_part_ucx_request_t *req,
                                         mca_part_ucx_dev_copy_words_t *w);
 
 /* The epoch's copy on stream, at its MPIX_Wait_enqueue (the device
- * plugin's stream_copy). 0 or negative. */
-int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint64_t epoch);
+ * plugin's stream_copy; count: a captured epoch's pair, whose epoch the
+ * stream reads when it gets there). 0 or negative. */
+int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint64_t epoch,
+                                 volatile uint64_t *count);
 
 /* *started_dev of a send whose kernels count its epochs
  * (MPIX_PREQUEST_STREAM_KERNELS of mpix_part_device.h). */

@@ -245,29 +245,27 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
 }
 
 /* A progress-engine send within a node whose stream moves the epochs
- * (mca_part_ucx_dev_stream_copy_words): no host either (1). Not in a
- * capture: the wait's copy and flags carry the epoch as constants, which a
- * graph would replay; the host runs those (0), but for a stream-only send,
- * whose receiver's stream waits for the sender's stream instead of its
- * host (-1: refused). */
-static int mca_part_ucx_stream_copied(mca_part_ucx_request_t *req, int capturing,
-                                      mca_part_ucx_stream_plan_t *plan)
+ * (mca_part_ucx_dev_stream_copy_words): no host either. A start outside a
+ * capture also zeroes the kernels' group count, which the wait's stream
+ * wait reads; a captured start writes only the epoch (the counted start's
+ * words all take it), and its wait reads every group's mark instead. */
+static bool mca_part_ucx_stream_copied(mca_part_ucx_request_t *req, int capturing,
+                                       mca_part_ucx_stream_plan_t *plan)
 {
     mca_part_ucx_dev_copy_words_t c;
 
     if (!mca_part_ucx_dev_stream_copy_words(req, &c)) {
-        return 0;
-    }
-    if (1 == capturing) {
-        return c.peer_waits ? -1 : 0;
+        return false;
     }
     plan->start[plan->n++] = c.epoch_dev;
-    plan->start[plan->n++] = c.groups_dev;
-    plan->zero = 1u << 1;
+    if (1 != capturing) {
+        plan->start[plan->n++] = c.groups_dev;
+        plan->zero = 1u << 1;
+    }
     plan->start_implied = true; /* the wait's copy follows them on the stream */
     plan->copy = true;
     plan->done = c.sent;
-    return 1;
+    return true;
 }
 
 /* Epochs the host runs need CUDA to keep the streams of the progress
@@ -346,18 +344,10 @@ static int mca_part_ucx_stream_plan(mca_part_ucx_request_t *req, int capturing,
                              mca_part_ucx_stream_kind(req), req->peer, req->tag);
         return MPI_SUCCESS;
     }
-    switch (mca_part_ucx_stream_copied(req, capturing, plan)) {
-    case 1:
+    if (mca_part_ucx_stream_copied(req, capturing, plan)) {
         MCA_PART_UCX_VERBOSE(10, "%s rank %d tag %d: stream-ordered epochs copied by the stream",
                              mca_part_ucx_stream_kind(req), req->peer, req->tag);
         return MPI_SUCCESS;
-    case -1:
-        return mca_part_ucx_stream_refuse(req, "it is a stream-only send on the progress "
-                                               "engine, whose receiver's stream waits for its "
-                                               "stream's copy, which a CUDA graph cannot replay "
-                                               "(part_ucx_stream_copy_engine)");
-    default:
-        break;
     }
     /* The host runs the epochs, on the progress thread. */
     if (MCA_PART_UCX_SEND == req->kind && NULL != mca_part_ucx_sendreq(req)->words_rkey) {
@@ -686,7 +676,8 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
         if (engine) {
             err = req->ops->gpu_join(req, stream); /* the GPU engine's kernel */
         } else if (req->stream_copy) {
-            err = mca_part_ucx_dev_stream_copy(req, stream, targets[i]);
+            err = mca_part_ucx_dev_stream_copy(req, stream, targets[i],
+                                               (req->stream_epoch == counter) ? counter : NULL);
         } else if (req->proc_null || NULL == req->stream_wait) {
             err = 0; /* nothing to wait for, or the kernels' stream order does it */
         } else if (req->stream_epoch == counter) {

@@ -22,6 +22,8 @@
  *     progress_kernels    progress_stream with info "mpix_stream_kernels"
  *                         "true" on both: the receiver's stream waits for
  *                         the sender's stream's copy, no host on either side
+ *     progress_graph      progress_kernels with BENCH_GRAPH_EPOCHS epochs
+ *                         replayed from a CUDA graph, as kernel_copy_graph
  *     ipc_limit           the same kernel, then cudaMemcpyAsync into the
  *                         receiver's buffer mapped by CUDA IPC, on the same
  *                         stream, with the handshake of ipc_epoch(); no
@@ -92,11 +94,12 @@ static const char *label = "nvlink";
 static char vname[64]; /* the variant in the rows */
 
 enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT,
-       V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_NCCL, V_PROGRESS_KERNELS, V_COUNT };
+       V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_NCCL, V_PROGRESS_KERNELS,
+       V_PROGRESS_GRAPH, V_COUNT };
 static const char *goodput_names[V_COUNT] = {
     "traditional", "kernel_copy_host",    "kernel_copy_stream", "progress_stream",
     "ipc_limit",   "kernel_copy_kernels", "kernel_copy_graph",  "ipc_limit_graph",
-    "nccl",        "progress_kernels"};
+    "nccl",        "progress_kernels",    "progress_graph"};
 enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_KERNELS_GRAPH, H_PARRIVED_GRAPH,
        H_NCCL, H_COUNT };
 static const char *hrtt_names[H_COUNT] = {"stream",   "host",          "sendrecv",
@@ -323,7 +326,7 @@ static void stream_epoch(MPI_Request *req, MPIX_Prequest preq, const double *a, 
 static bool stream_variant(int v)
 {
     return V_KCOPY_STREAM == v || V_PROGRESS_STREAM == v || V_KCOPY_KERNELS == v ||
-           V_KCOPY_GRAPH == v || V_PROGRESS_KERNELS == v;
+           V_KCOPY_GRAPH == v || V_PROGRESS_KERNELS == v || V_PROGRESS_GRAPH == v;
 }
 
 static void graph_build(int v, int K, MPI_Request *req, MPIX_Prequest preq, const struct ipc *m,
@@ -357,8 +360,8 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     int maxp = (NULL != env && atoi(env) > 0) ? atoi(env) : grid;
     int parts = grid < maxp ? grid : maxp, bpp = grid / parts, iters = iters_for(n * 8);
     bool stream = stream_variant(v);
-    bool progress = V_PROGRESS_STREAM == v || V_PROGRESS_KERNELS == v;
-    bool graphed = V_KCOPY_GRAPH == v || V_IPC_LIMIT_GRAPH == v;
+    bool progress = V_PROGRESS_STREAM == v || V_PROGRESS_KERNELS == v || V_PROGRESS_GRAPH == v;
+    bool graphed = V_KCOPY_GRAPH == v || V_IPC_LIMIT_GRAPH == v || V_PROGRESS_GRAPH == v;
     int K = graphed ? graph_epochs() : 1, *ebase = NULL;
     cudaGraphExec_t graph[2] = {NULL, NULL};
     MPI_Request req = MPI_REQUEST_NULL;
@@ -370,7 +373,7 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     if (V_KCOPY_HOST == v || stream) {
         MPI_Info info = part_info(progress ? "progress" : "kernel", bpp * 1024,
                                   V_KCOPY_KERNELS == v || V_KCOPY_GRAPH == v ||
-                                      V_PROGRESS_KERNELS == v);
+                                      V_PROGRESS_KERNELS == v || V_PROGRESS_GRAPH == v);
         MPI_Comm comm = stream ? scomm : MPI_COMM_WORLD;
         int count = (int) (n / parts);
         if (0 == rank) {
@@ -428,6 +431,7 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
         case V_KCOPY_STREAM:
         case V_KCOPY_KERNELS:
         case V_KCOPY_GRAPH: /* its warm-up */
+        case V_PROGRESS_GRAPH:
         case V_PROGRESS_STREAM:
         case V_PROGRESS_KERNELS:
             stream_epoch(&req, preq, a, b, c, grid, bpp, e, NULL, s, i >= 0 ? calls : NULL);
@@ -712,7 +716,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (getenv("BENCH_LABEL")) label = getenv("BENCH_LABEL");
     /* the goodput and half-round-trip variants number apart */
-    bool graph_variant = good ? V_KCOPY_GRAPH == v : H_KERNELS_GRAPH == v || H_PARRIVED_GRAPH == v;
+    bool graph_variant = good ? V_KCOPY_GRAPH == v || V_PROGRESS_GRAPH == v
+                              : H_KERNELS_GRAPH == v || H_PARRIVED_GRAPH == v;
     if (v < 0 || (good && argc < 4) || 2 != size || ((kstart || nojoin) && !graph_variant)) {
         if (0 == rank) {
             fprintf(stderr, "usage: mpirun -np 2 b_stream goodput VARIANT GRIDS | hrtt VARIANT\n"

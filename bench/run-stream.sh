@@ -57,7 +57,7 @@ run() { # name b_stream-args...
     bench_variant "$name" stream_ 'b_stream|\.(cu|h):[0-9]+' \
         mpirun -np 2 --bind-to none --mca part ucx "$build/b_stream" "$@"
 }
-for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels kernel_copy_graph kernel_copy_graph_kstart kernel_copy_graph_nojoin kernel_copy_graph_kstart_nojoin progress_stream progress_kernels ipc_limit ipc_limit_graph nccl}; do
+for v in ${BENCH_VARIANTS:-traditional kernel_copy_host kernel_copy_stream kernel_copy_kernels kernel_copy_graph kernel_copy_graph_kstart kernel_copy_graph_nojoin kernel_copy_graph_kstart_nojoin progress_stream progress_kernels progress_graph ipc_limit ipc_limit_graph nccl}; do
     run "goodput-$v" goodput "$v" "$grids"
 done
 for v in ${BENCH_HRTT_VARIANTS:-stream kernels parrived kernels_graph kernels_graph_kstart kernels_graph_nojoin kernels_graph_kstart_nojoin parrived_graph parrived_graph_kstart host sendrecv nccl}; do

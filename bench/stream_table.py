@@ -9,7 +9,7 @@ import sys
 
 GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "kernel_copy_kernels",
            "kernel_copy_graph", "kernel_copy_graph_kstart", "kernel_copy_graph_nojoin",
-           "kernel_copy_graph_kstart_nojoin", "progress_stream", "progress_kernels", "ipc_limit",
+           "kernel_copy_graph_kstart_nojoin", "progress_stream", "progress_kernels", "progress_graph", "ipc_limit",
            "ipc_limit_graph", "nccl")
 HRTT = ("stream", "kernels", "parrived", "kernels_graph", "kernels_graph_kstart", "parrived_graph",
         "parrived_graph_kstart", "kernels_graph_nojoin", "kernels_graph_kstart_nojoin",
@@ -20,7 +20,7 @@ SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stre
          "kernel_copy_kernels": "kc_kern", "kernel_copy_graph": "kc_graph",
          "kernel_copy_graph_kstart": "kc_graph_k", "kernel_copy_graph_nojoin": "kc_graph_nj",
          "kernel_copy_graph_kstart_nojoin": "kc_graph_k_nj",
-         "progress_stream": "pe_stream", "progress_kernels": "pe_kern", "ipc_limit": "limit", "ipc_limit_graph": "lim_graph",
+         "progress_stream": "pe_stream", "progress_kernels": "pe_kern", "progress_graph": "pe_graph", "ipc_limit": "limit", "ipc_limit_graph": "lim_graph",
          "nccl": "nccl"}
 # Stream-ordered kernel copy: kernel_copy_stream, kernel_copy_kernels (info
 # "mpix_stream_kernels") and kernel_copy_graph (the same, epochs replayed from
@@ -36,7 +36,8 @@ TARGETS = tuple((kc, "traditional", (1, 4, 16, 64), 3.0) for kc in KC) + \
     tuple((kc, "ipc_limit", None, 0.9) for kc in KC) + \
     tuple((kc, "nccl", None, 1.0) for kc in KC) + \
     (("progress_stream", "traditional", (1, 4, 16, 64), 1.5),
-     ("progress_kernels", "traditional", (1, 4, 16, 64), 1.5))
+     ("progress_kernels", "traditional", (1, 4, 16, 64), 1.5),
+     ("progress_graph", "traditional", (1, 4, 16, 64), 1.5))
 HRTT_TARGET_US = 5.0
 
 
@@ -70,11 +71,12 @@ def report(rows):
                   ("kernel_copy_graph_nojoin", "traditional"),
                   ("kernel_copy_graph_kstart_nojoin", "traditional"),
                   ("progress_stream", "traditional"), ("progress_kernels", "traditional"),
+                  ("progress_graph", "traditional"),
                   ("kernel_copy_stream", "ipc_limit"),
                   ("kernel_copy_kernels", "ipc_limit"), ("kernel_copy_graph", "ipc_limit"),
                   ("kernel_copy_graph_kstart", "ipc_limit"),
                   ("kernel_copy_graph", "ipc_limit_graph"), ("progress_stream", "ipc_limit"),
-                  ("progress_kernels", "ipc_limit"),
+                  ("progress_kernels", "ipc_limit"), ("progress_graph", "ipc_limit_graph"),
                   ("kernel_copy_stream", "nccl"), ("kernel_copy_kernels", "nccl"),
                   ("kernel_copy_graph", "nccl"), ("kernel_copy_graph_kstart", "nccl"),
                   ("progress_stream", "nccl"))
@@ -84,7 +86,7 @@ def report(rows):
         out += ["", f"ratios ({path}); targets: kernel_copy_stream, _kernels and _graph >= 3x "
                 "traditional at 1-64 blocks, >= 0.9x ipc_limit and (where it ran) >= 1.0x nccl "
                 "at every grid, "
-                "progress_stream and _kernels >= 1.5x traditional at 1-64 blocks (* = missed); "
+                "progress_stream, _kernels and _graph >= 1.5x traditional at 1-64 blocks (* = missed); "
                 "kc: kernel copy, pe: progress engine",
                 f"{'grid':>8}" + "".join(f"{SHORT[a] + '/' + SHORT[b]:>18}" for a, b in ratios)]
         missed = 0

@@ -301,11 +301,14 @@ check_component_warnings() {
 check_device_trace() {
     [ "$part_ucx_use_cuda" = yes ] || { echo "CUDA not in this build (skip)"; return 0; }
     [ "$have_nvcc" = yes ] || { echo "no nvcc"; return 1; }
-    local out
-    out=$("$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -shared \
-              -Xcompiler -fPIC,-Wall,-Wextra -DPART_UCX_GCOLL_TRACE -I"$PART_UCX_SRC" \
-              -o "$BUILD/traced.so" "$PART_UCX_SRC/part_ucx_device.cu" 2>&1) &&
-        out=$(bench_nvcc "$PART_UCX_SRC/bench/b_coll_gpu.cu" "$BUILD/traced.o" \
+    local out flag
+    for flag in -DPART_UCX_GCOLL_TRACE -DPART_UCX_STREAM_TRACE; do
+        out=$("$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -shared \
+                  -Xcompiler -fPIC,-Wall,-Wextra $flag -I"$PART_UCX_SRC" \
+                  -o "$BUILD/traced.so" "$PART_UCX_SRC/part_ucx_device.cu" 2>&1) ||
+            { echo "$out"; return 1; }
+    done
+    out=$(bench_nvcc "$PART_UCX_SRC/bench/b_coll_gpu.cu" "$BUILD/traced.o" \
                   -Werror all-warnings -DBENCH_TRACE 2>&1) || { echo "$out"; return 1; }
     rm -f "$BUILD/traced.so" "$BUILD/traced.o"
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Prepared in session 15, not run (its device time was spent): the stream
-# copy's counted form, so that the progress engine's stream-ordered epochs
-# replay from CUDA graphs (graph-copy.diff: compiles, build checks and the
-# CPU stream tests pass with it; not run on a GPU). Apply it first, rebuild
-# and bundle (tools/setup.sh, tools/bundle.sh .bundle/part-ucx.tar.xz),
-# then run this on one GPU (nvidia-h200, or GPU 0 of a larger kind):
+# Session 16, call A (one H200), as prepared in session 15 with
+# gpu-stream-kops-progress added: the stream copy's counted form of
+# graph-copy.diff (prepared in session 15, see git show 867a6a7, applied
+# as it was), so that the progress engine's stream-ordered epochs replay
+# from CUDA graphs. Built and bundled first (tools/setup.sh,
+# tools/bundle.sh .bundle/part-ucx.tar.xz):
 # (1) every progress-engine line of the GPU suite (the graph lines now take
 # the counted copy), (2) memcheck and racecheck as tools/sanitize-gpu.sh
 # runs them over the progress stream lines, (3) b_stream goodput at 1-65536
@@ -14,7 +14,7 @@ set -u
 . bench/call-env.sh .bundle/part-ucx.tar.xz || exit 1
 export CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
 mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
-grep -E '^(gpu-stream-progress|gpu-stream-errors-progress|gpu-settings-differ-stream-progress|gpu-stream-joined-progress|gpu-stream-kernels-progress|gpu-device-hcopy|gpu-stream-allreduce-hostrun)' tests/gpu.list > /tmp/s.list
+grep -E '^(gpu-stream-kops-progress|gpu-stream-progress|gpu-stream-errors-progress|gpu-settings-differ-stream-progress|gpu-stream-joined-progress|gpu-stream-kernels-progress|gpu-device-hcopy|gpu-stream-allreduce-hostrun)' tests/gpu.list > /tmp/s.list
 TEST_LIST=/tmp/s.list TEST_BUILD_DIR=/tmp/tb TEST_TIMEOUT=40 timeout 240 tools/test.sh --gpu > $OUT/tests-progress.txt 2>&1
 echo "progress lines (MPS): $(tr -d '\000' < $OUT/tests-progress.txt | tail -n 1) at $(el) s"
 grep -E '^san-stream-(progress|kernels-progress)' tests/sanitize.list > /tmp/z.list
