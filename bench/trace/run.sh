@@ -18,20 +18,13 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -ge 3 ] || { sed -n '2,3p' "$0" >&2; exit 2; }
 out=$1 np=$2 grids=$3
 shift 3
-cuda=${CUDA_HOME:-/usr/local/cuda}
-plugin=$(dirname "$(dirname "$(command -v mpicc)")")/lib/openmpi/part_ucx_device.so
-[ -e "$plugin" ] || { echo "no device plugin at $plugin" >&2; exit 1; }
 . "$here/bench/common.sh"
+. "$here/bench/trace/traced.sh"
 bench_nccl
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-"$cuda/bin/nvcc" -O3 -std=c++17 -arch=sm_90 -shared -Xcompiler -fPIC -DPART_UCX_GCOLL_TRACE \
-    ${PART_UCX_TRACE_NVCC_FLAGS:-} \
-    -I"$here" -o "$out/traced.so" "$here/part_ucx_device.cu"
 bench_cuda_build "$here/bench/b_coll_gpu.cu" "$out/b_coll_gpu" -DBENCH_TRACE $nccl -- $ncclibs
-cp "$plugin" "$out/installed.so"
-trap 'cp "$out/installed.so" "$plugin"' EXIT
-cp "$out/traced.so" "$plugin"
+trace_plugin PART_UCX_GCOLL_TRACE
 IFS=, read -ra list <<<"$grids"
 for g in "${list[@]}"; do
     d=$out/g$g
