@@ -396,9 +396,9 @@ static int mca_part_ucx_component_register(void)
         "\"mpix_device_copy\" \"progress\") whose receiver's GPU buffer is mapped here (one "
         "node): its stream moves the epoch, with no host: at MPIX_Wait_enqueue it waits for "
         "the kernels' marks and the receiver's ready-to-receive, copies the buffer with a copy "
-        "engine and sets the receiver's arrival flags. 0: the progress thread runs such "
-        "epochs as MPI_Start would (needs MPI_THREAD_MULTIPLE); epochs captured into a CUDA "
-        "graph always do",
+        "engine and sets the receiver's arrival flags; epochs captured into a CUDA graph "
+        "too. 0: the progress thread runs such epochs as MPI_Start would (needs "
+        "MPI_THREAD_MULTIPLE)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->stream_copy_engine);
     mca_part_ucx_enum_var("stream_graph_start",
