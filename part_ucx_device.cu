@@ -602,7 +602,7 @@ __global__ void part_copy_finish(mca_part_ucx_stream_copy_t c, uint64_t epoch,
 #pragma unroll
     for (i = 0; i < PART_STARTS_MAX; ++i) {
         if (i < st.n) {
-            *st.addr[i] = v[i]; /* the next epoch's, for this stream's next kernels */
+            *st.addr[i] = v[i]; /* the next epoch's: this stream's kernels or a peer wait */
         }
     }
     if (NULL != c.remote_done_dev) {
