@@ -451,6 +451,50 @@ struct part_starts {
     volatile uint64_t *addr[PART_STARTS_MAX];
 };
 
+/* The epochs of starts joined to a kernel that completes epoch e of the
+ * request whose pair is `pair` (part_wait, part_copy_finish), read before
+ * that kernel waits or writes, as a read of host memory takes about a
+ * microsecond: this request's is the one after e, another's its pair's
+ * (its own wait, earlier on the stream, advanced it). */
+__device__ static inline void part_starts_epochs(const part_starts &st,
+                                                 const volatile uint64_t *pair, uint64_t e,
+                                                 uint64_t v[PART_STARTS_MAX])
+{
+    unsigned i;
+
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        v[i] = (i >= st.n) ? 0 : (st.epoch[i] == pair) ? e + 1 : st.epoch[i][1];
+    }
+}
+
+/* Then the starts' words (a peer or this stream's kernels wait for them),
+ * and the pairs' bookkeeping, for this stream's later work and the host
+ * after a synchronisation: `pair` (where counted) past e, and each joined
+ * start's. */
+__device__ static inline void part_starts_write(const part_starts &st, volatile uint64_t *pair,
+                                                uint64_t e, const uint64_t v[PART_STARTS_MAX])
+{
+    unsigned i;
+
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        if (i < st.n) {
+            *st.addr[i] = v[i];
+        }
+    }
+    if (NULL != pair) {
+        pair[0] = e;
+        pair[1] = e + 1;
+    }
+#pragma unroll
+    for (i = 0; i < PART_STARTS_MAX; ++i) {
+        if (i < st.n) {
+            st.epoch[i][0] = v[i];
+        }
+    }
+}
+
 /* The stream goes on once *done >= the epoch: `value`, or where a graph
  * counts the epochs, epoch[1], the last start's (dev_stream_start_counted);
  * then epoch[0] is that epoch and the next start takes the one after.
@@ -458,22 +502,15 @@ struct part_starts {
  * (start_join_wait), are written first, the moment the wait ends: the peer
  * waits for them, and nothing of this stream comes between the wait and
  * them that a fence would have to order first (the stream's earlier
- * kernels have ended). Their epochs are read before waiting, as a read of
- * host memory takes about a microsecond: this request's is the one after
- * e, another's its pair's (its own wait, earlier on the stream, advanced
- * it). The pairs' bookkeeping follows, for this stream's later work and
- * the host after a synchronisation. gpu_scope: MCA_PART_UCX_WAIT_GPU_SCOPE. */
+ * kernels have ended); their epochs are read before waiting
+ * (part_starts_epochs). gpu_scope: MCA_PART_UCX_WAIT_GPU_SCOPE. */
 __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoch,
                           uint64_t value, part_starts st, int gpu_scope)
 {
     uint64_t e = (NULL != epoch) ? epoch[1] : value, v[PART_STARTS_MAX];
-    unsigned i;
 
     STREAM_STAMP(e, STREAM_TRACE_WAIT);
-#pragma unroll
-    for (i = 0; i < PART_STARTS_MAX; ++i) {
-        v[i] = (i >= st.n) ? 0 : (st.epoch[i] == epoch) ? e + 1 : st.epoch[i][1];
-    }
+    part_starts_epochs(st, epoch, e, v);
     while (*done < e) {
 #if __CUDA_ARCH__ >= 700
         __nanosleep(128);
@@ -485,22 +522,7 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
      * need not wait for them: the kernel's end orders them before the
      * stream's later work, and the bookkeeping below is this process's. */
     part_fence(0 != gpu_scope);
-#pragma unroll
-    for (i = 0; i < PART_STARTS_MAX; ++i) {
-        if (i < st.n) {
-            *st.addr[i] = v[i];
-        }
-    }
-    if (NULL != epoch) {
-        epoch[0] = e;
-        epoch[1] = e + 1;
-    }
-#pragma unroll
-    for (i = 0; i < PART_STARTS_MAX; ++i) {
-        if (i < st.n) {
-            st.epoch[i][0] = v[i];
-        }
-    }
+    part_starts_write(st, epoch, e, v);
     STREAM_STAMP(e, STREAM_TRACE_WAITED);
 }
 
@@ -528,10 +550,10 @@ static int dev_stream_wait(void *stream, const volatile uint64_t *addr, uint64_t
     return check(cudaGetLastError());
 }
 
-/* The counted wait (or stream copy) this thread captured last, for the starts captured
- * right after it to join (start_join_wait): per thread, as a capture is
- * (a stream captured from several threads in relaxed mode only joins
- * fewer starts). */
+/* The counted wait (or stream copy) this thread captured last, for the
+ * starts captured right after it to join (start_join_wait): per thread, as
+ * a capture is (a stream captured from several threads in relaxed mode
+ * only joins fewer starts). */
 static __thread struct {
     unsigned long long capture; /* the capture's id */
     cudaGraphNode_t node;       /* NULL: none */
@@ -590,35 +612,18 @@ __global__ void part_copy_finish(mca_part_ucx_stream_copy_t c, uint64_t epoch,
     if (0 != threadIdx.x) {
         return;
     }
-#pragma unroll
-    for (i = 0; i < PART_STARTS_MAX; ++i) {
-        v[i] = (i >= st.n) ? 0 : (st.epoch[i] == count) ? epoch + 1 : st.epoch[i][1];
-    }
-    /* GPU memory first: a store to host memory takes about a microsecond
-     * to get there, and the kernel's end waits for them all at once */
+    part_starts_epochs(st, count, epoch, v);
+    /* The receiver's stream word first, then the next epoch's starts:
+     * stores to host memory take about a microsecond to get there, and the
+     * kernel's end waits for them all at once. */
     if (NULL != c.remote_done_dev) {
         *c.remote_done_dev = epoch;
     }
-#pragma unroll
-    for (i = 0; i < PART_STARTS_MAX; ++i) {
-        if (i < st.n) {
-            *st.addr[i] = v[i]; /* the next epoch's: this stream's kernels or a peer wait */
-        }
-    }
+    part_starts_write(st, count, epoch, v);
     if (NULL != c.remote_done_dev) {
         *c.remote_done = epoch;
     }
     *c.done = epoch;
-    if (NULL != count) {
-        count[0] = epoch;
-        count[1] = epoch + 1;
-    }
-#pragma unroll
-    for (i = 0; i < PART_STARTS_MAX; ++i) {
-        if (i < st.n) {
-            st.epoch[i][0] = v[i];
-        }
-    }
     STREAM_STAMP(epoch, STREAM_TRACE_FINISHED);
 }
 

@@ -311,10 +311,12 @@ typedef struct mca_part_ucx_device_ops_t {
      * copies the bytes with a copy engine, then a one-block kernel sets
      * every arrival flag and, after a system-scope release, the receiver's
      * done words (where given), then *c->done. With `count` (a graph's:
-     * stream_start_counted's pair) the epoch is count[1] when the stream
-     * gets there: a one-block kernel waits for every group's mark and the
-     * ready-to-receive instead of stream memory operations, and the
-     * finishing kernel advances the pair as stream_wait_counted does. */
+     * stream_start_counted's pair) the epoch is the one the start wrote
+     * (*c->epoch) when the stream gets there: a one-block kernel waits for
+     * the kernels' count (every group's mark where it is behind) and the
+     * ready-to-receive (*c->rtr_dev first) instead of stream memory
+     * operations, and the finishing kernel advances the pair as
+     * stream_wait_counted does and makes the starts joined to it. */
     int (*stream_copy)(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch,
                        volatile uint64_t *count);
 } mca_part_ucx_device_ops_t;

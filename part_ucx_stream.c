@@ -248,7 +248,8 @@ static bool mca_part_ucx_stream_direct(mca_part_ucx_request_t *req,
  * (mca_part_ucx_dev_stream_copy_words): no host either. A start outside a
  * capture also zeroes the kernels' group count, which the wait's stream
  * wait reads; a captured start writes only the epoch (the counted start's
- * words all take it), and its wait reads every group's mark instead. */
+ * words all take it), and its wait falls back to every group's mark where
+ * that count is behind (part_copy_wait). */
 static bool mca_part_ucx_stream_copied(mca_part_ucx_request_t *req, int capturing,
                                        mca_part_ucx_stream_plan_t *plan)
 {
