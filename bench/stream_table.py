@@ -9,8 +9,8 @@ import sys
 
 GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "kernel_copy_kernels",
            "kernel_copy_graph", "kernel_copy_graph_kstart", "kernel_copy_graph_nojoin",
-           "kernel_copy_graph_kstart_nojoin", "progress_stream", "progress_kernels", "progress_graph", "ipc_limit",
-           "ipc_limit_graph", "nccl")
+           "kernel_copy_graph_kstart_nojoin", "progress_stream", "progress_kernels", "progress_graph",
+           "ipc_limit", "ipc_limit_graph", "nccl")
 HRTT = ("stream", "kernels", "parrived", "kernels_graph", "kernels_graph_kstart", "parrived_graph",
         "parrived_graph_kstart", "kernels_graph_nojoin", "kernels_graph_kstart_nojoin",
         "parrived_graph_nojoin", "parrived_graph_kstart_nojoin", "host", "sendrecv", "nccl")
