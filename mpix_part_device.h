@@ -46,8 +46,9 @@
  * share one counter (threshold times as many calls), and the call that
  * completes the group copies (kernel copy) and marks all of them, with one
  * system-scope fence. The host chooses the group size from the partition
- * size (MCA part_ucx_device_group_bytes): one copy and one fence per few
- * hundred KiB instead of per partition.
+ * size and the buffer's (MCA part_ucx_device_group_bytes): one copy and
+ * one fence per 32-128 KiB (kernel copy) or 1 MiB (progress engine)
+ * instead of per partition.
  *
  * The handle carries the request's aggregation level and mechanism in its
  * two low bits (device allocations are at least 256-byte aligned), so that a

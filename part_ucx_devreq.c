@@ -28,6 +28,7 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/class/opal_hash_table.h"
 #include "opal/util/info.h"
+#include "opal/util/minmax.h"
 #include "opal/util/show_help.h"
 #include "ompi/info/info.h"
 #include "ompi/runtime/params.h"
@@ -85,14 +86,30 @@ static opal_hash_table_t mca_part_ucx_dev_handles;
 static bool mca_part_ucx_dev_handles_ready = false;
 
 /* Default transport group bytes by mechanism (part_ucx_device_group_bytes
- * -1; the sweeps: bench/results/h100x1-mps/kgroups.txt and groups.txt).
- * Kernel copy: the completing block copies its group alone, so at least
- * 32 groups where the partitions allow, none over 128 KiB, which keeps
- * many blocks copying at once. Progress engine: each group the host sees
- * costs a copy or a message, so fewer, larger ones. */
+ * -1; the sweeps: bench/results/h100x1-mps/kgroups.txt and groups.txt,
+ * bench/results/h200x1-stream/groups-s17/). Kernel copy: the completing
+ * block copies its group alone, so many groups keep many blocks copying
+ * at once, and the epoch ends with the last groups' copies, one block
+ * each, while the rest of the GPU idles: at least 32 groups where the
+ * partitions allow, and up to 256 while a group keeps at least 32 KiB
+ * (each group adds a fence and a counter, which from a few thousand
+ * groups cost more than the shorter tail saves), none over 128 KiB. Progress engine: each group the host sees costs a
+ * copy or a message, so fewer, larger ones. */
 #define MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY (128 << 10)
+#define MCA_PART_UCX_GROUP_BYTES_KERNEL_MIN  (32 << 10)
 #define MCA_PART_UCX_GROUPS_KERNEL_COPY      32
+#define MCA_PART_UCX_GROUPS_KERNEL_COPY_MAX  256
 #define MCA_PART_UCX_GROUP_BYTES_PROGRESS    (1 << 20)
+
+/* Kernel copy's default group bytes for a buffer of `total` bytes. */
+static size_t mca_part_ucx_dev_kernel_copy_group_bytes(size_t total)
+{
+    size_t least = opal_min_size_t(MCA_PART_UCX_GROUP_BYTES_KERNEL_MIN,
+                                   total / MCA_PART_UCX_GROUPS_KERNEL_COPY);
+
+    return opal_min_size_t(opal_max_size_t(total / MCA_PART_UCX_GROUPS_KERNEL_COPY_MAX, least),
+                           MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY);
+}
 
 /* Transport groups of a device send request: the largest power of two of
  * partitions that fits in the group bytes (collectives group on their
@@ -106,9 +123,7 @@ static uint32_t mca_part_ucx_dev_group_shift(const mca_part_ucx_request_t *req, 
     size_t p;
 
     if (sreq->device_group_bytes < 0 && kernel_copy) {
-        bytes = req->total_bytes / MCA_PART_UCX_GROUPS_KERNEL_COPY;
-        bytes = bytes < MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY ? bytes
-                                                             : MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY;
+        bytes = mca_part_ucx_dev_kernel_copy_group_bytes(req->total_bytes);
     } else if (sreq->device_group_bytes < 0) {
         bytes = MCA_PART_UCX_GROUP_BYTES_PROGRESS;
     }
