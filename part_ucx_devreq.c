@@ -28,7 +28,6 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/class/opal_hash_table.h"
 #include "opal/util/info.h"
-#include "opal/util/minmax.h"
 #include "opal/util/show_help.h"
 #include "ompi/info/info.h"
 #include "ompi/runtime/params.h"
@@ -101,14 +100,18 @@ static bool mca_part_ucx_dev_handles_ready = false;
 #define MCA_PART_UCX_GROUPS_KERNEL_COPY_MAX  256
 #define MCA_PART_UCX_GROUP_BYTES_PROGRESS    (1 << 20)
 
-/* Kernel copy's default group bytes for a buffer of `total` bytes. */
+/* Kernel copy's default group bytes for a buffer of `total` bytes (not
+ * opal/util/minmax.h, whose const return types -Wextra warns about). */
 static size_t mca_part_ucx_dev_kernel_copy_group_bytes(size_t total)
 {
-    size_t least = opal_min_size_t(MCA_PART_UCX_GROUP_BYTES_KERNEL_MIN,
-                                   total / MCA_PART_UCX_GROUPS_KERNEL_COPY);
+    size_t least = total / MCA_PART_UCX_GROUPS_KERNEL_COPY, bytes;
 
-    return opal_min_size_t(opal_max_size_t(total / MCA_PART_UCX_GROUPS_KERNEL_COPY_MAX, least),
-                           MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY);
+    least = (least < MCA_PART_UCX_GROUP_BYTES_KERNEL_MIN) ? least
+                                                          : MCA_PART_UCX_GROUP_BYTES_KERNEL_MIN;
+    bytes = total / MCA_PART_UCX_GROUPS_KERNEL_COPY_MAX;
+    bytes = (bytes > least) ? bytes : least;
+    return (bytes < MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY) ? bytes
+                                                          : MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY;
 }
 
 /* Transport groups of a device send request: the largest power of two of
