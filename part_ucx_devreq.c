@@ -765,6 +765,11 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         mca_part_ucx_dev_group_shift(req, MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism);
     d->host.groups = (uint32_t) ((req->parts + ((size_t) 1 << d->host.group_shift) - 1) >>
                                  d->host.group_shift);
+    if (send && !coll) {
+        MCA_PART_UCX_VERBOSE(10, "device send to rank %d tag %d: %u transport groups of %zu "
+                             "partitions of %zu bytes", req->peer, req->tag, d->host.groups,
+                             (size_t) 1 << d->host.group_shift, req->part_bytes);
+    }
     if (OMPI_SUCCESS == rc) {
         /* the epochs before this one are complete */
         ((volatile uint64_t *) d->epoch_block.addr)[MCA_PART_UCX_DEV_DONE] = completed;
