@@ -18,10 +18,10 @@ mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
 BENCH_VARIANTS="traditional kernel_copy_graph kernel_copy_kernels kernel_copy_host ipc_limit ipc_limit_graph" \
   BENCH_HRTT_VARIANTS=" " BENCH_TIMEOUT=60 BENCH_LABEL=mps timeout 300 bench/run-stream.sh $OUT/stream > $OUT/stream.log 2>&1
 echo "stream at $(el) s"
-# the groups the committed default picks (part_ucx_verbose 10, 9480ae0):
+# the groups the committed default picks (opal_common_ucx_verbose 10, 9480ae0):
 # 32 KiB at 256-1024 blocks of 8 KiB, 64 KiB at 2048, 128 KiB at 4096
 bench_cuda_build bench/b_stream.cu /tmp/b_stream $nccl -- $ncclibs > /dev/null 2>&1 &&
-  timeout 60 mpirun -np 2 --bind-to none --mca part ucx --mca part_ucx_verbose 10 /tmp/b_stream goodput \
+  timeout 60 mpirun -np 2 --bind-to none --mca part ucx --mca opal_common_ucx_verbose 10 /tmp/b_stream goodput \
     kernel_copy_kernels 256,1024,2048,4096 2>&1 | tr -d '\000' | grep -a 'transport groups' | sort | uniq -c > $OUT/groups.txt
 mkdir -p /tmp/nf && cp mpix_part_device.h /tmp/nf/ && (cd /tmp/nf && patch -p1 < "$OLDPWD/bench/results/h200x1-stream/groups-s17/nofence-pready-experiment.diff") > /dev/null
 bench_cuda_build bench/b_coll_gpu.cu /tmp/nofence -include /tmp/nf/mpix_part_device.h $nccl -- $ncclibs > $OUT/build-nofence.txt 2>&1 ||
