@@ -92,8 +92,9 @@ static bool mca_part_ucx_dev_handles_ready = false;
  * each, while the rest of the GPU idles: at least 32 groups where the
  * partitions allow, and up to 256 while a group keeps at least 32 KiB
  * (each group adds a fence and a counter, which from a few thousand
- * groups cost more than the shorter tail saves), none over 128 KiB. Progress engine: each group the host sees costs a
- * copy or a message, so fewer, larger ones. */
+ * groups cost more than the shorter tail saves), none over 128 KiB.
+ * Progress engine: each group the host sees costs a copy or a message,
+ * so fewer, larger ones. */
 #define MCA_PART_UCX_GROUP_BYTES_KERNEL_COPY (128 << 10)
 #define MCA_PART_UCX_GROUP_BYTES_KERNEL_MIN  (32 << 10)
 #define MCA_PART_UCX_GROUPS_KERNEL_COPY      32
