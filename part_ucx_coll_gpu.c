@@ -46,6 +46,9 @@ struct mca_part_ucx_gcoll_t {
     mca_part_ucx_block_t words;     /* host_ready[user_parts] | done[user_parts] | finished */
     void *fork, *join;              /* events: stream-ordered epochs */
     unsigned blocks;
+    /* stream-ordered epochs: 0, or their kernel's blocks where it runs after
+     * the producers, behind a gate (part_ucx_coll_gpu_after_bytes) */
+    unsigned after_blocks;
     uint64_t pending;               /* a host-started epoch whose kernel is not launched yet */
     bool host_marked;               /* args.host_marks is set (under the collective's lock) */
     uint64_t enq_epoch;             /* the enqueued epoch, 0: the stream's count, */
@@ -127,6 +130,31 @@ static void mca_part_ucx_gcoll_share(const mca_part_ucx_coll_t *c, mca_part_ucx_
                              "SMs", cap, g->blocks, sharing, sms);
         g->blocks = cap;
     }
+}
+
+/* Stream-ordered epochs of at least part_ucx_coll_gpu_after_bytes on a GPU
+ * that every rank shares: the kernel goes on the application's stream
+ * behind the producers and a gate (gcoll's MCA_PART_UCX_GCOLL_GATED), and
+ * takes this rank's share of the GPU: two blocks an SM (its launch bound)
+ * over the sharing ranks, whose engines then all fit at once. Its blocks
+ * wait only for the peers' engines, never for a producer. This rank's
+ * launches alone: the ranks need not agree (a peer's gate or engine
+ * waits for the same words either way). */
+static void mca_part_ucx_gcoll_after(const mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g,
+                                     size_t total, bool span, int sharing)
+{
+    size_t least = (size_t) mca_part_ucx_module.params.coll_gpu_after_bytes;
+    int sms = c->gpu->sm_count();
+    size_t blocks;
+
+    g->after_blocks = 0;
+    if (span || 0 == least || total < least || sms <= 0 || sharing < 1) {
+        return;
+    }
+    blocks = mca_part_ucx_gcoll_max(1, 2 * (size_t) sms / (size_t) sharing);
+    g->after_blocks = (unsigned) ((g->args.units < blocks) ? g->args.units : blocks);
+    MCA_PART_UCX_VERBOSE(10, "GPU engine: stream-ordered epochs after the producers, %u blocks",
+                         g->after_blocks);
 }
 
 bool mca_part_ucx_gcoll_possible(const mca_part_ucx_coll_t *c, int kind, bool in_place)
@@ -499,7 +527,7 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
                                                     sizeof(zero)) ||
         0 != mca_part_ucx_device_event_get(&g->fork) ||
         0 != mca_part_ucx_device_event_get(&g->join) ||
-        0 != c->gpu->gcoll(a, g->dargs, 0, NULL, 0, NULL, 1)) {
+        0 != c->gpu->gcoll(a, g->dargs, 0, NULL, 0, NULL, MCA_PART_UCX_GCOLL_LOAD)) {
         return OMPI_ERROR;
     }
     return OMPI_SUCCESS;
@@ -611,6 +639,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         a->span = span;
         /* this rank's launches alone: the ranks need not agree */
         a->urgent = mca_part_ucx_module.params.coll_gpu_priority >= (span ? 1 : 2);
+        mca_part_ucx_gcoll_after(c, g, total, span, sharing);
     }
     for (i = 0; i < MCA_PART_UCX_GCOLL_REGIONS; ++i) {
         if (NULL != keys[i]) {
@@ -744,7 +773,8 @@ int mca_part_ucx_gcoll_launch(mca_part_ucx_coll_t *c)
     }
     g->pending = 0;
     mca_part_ucx_gcoll_count(g);
-    return (0 == c->gpu->gcoll(&g->args, g->dargs, epoch, NULL, g->blocks, c->stream, 0))
+    return (0 == c->gpu->gcoll(&g->args, g->dargs, epoch, NULL, g->blocks, c->stream,
+                               MCA_PART_UCX_GCOLL_LAUNCH))
                ? OMPI_SUCCESS : OMPI_ERROR;
 }
 
@@ -760,6 +790,9 @@ int mca_part_ucx_gcoll_enqueue(mca_part_ucx_coll_t *c, void *stream, uint64_t ep
 
     g->enq_epoch = epoch;
     g->enq_word = epoch_word;
+    if (0 != g->after_blocks) {
+        return OMPI_SUCCESS; /* the kernel goes on the stream itself, at the wait */
+    }
     return (0 == c->gpu->event_record(g->fork, stream)) ? OMPI_SUCCESS : OMPI_ERROR;
 }
 
@@ -768,9 +801,15 @@ int mca_part_ucx_gcoll_join(mca_part_ucx_coll_t *c, void *stream)
     mca_part_ucx_gcoll_t *g = c->gcoll;
 
     mca_part_ucx_gcoll_count(g); /* graphs: once per capture */
+    if (0 != g->after_blocks) {
+        mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_AFTER, 1);
+        return (0 == c->gpu->gcoll(&g->args, g->dargs, g->enq_epoch, g->enq_word, g->after_blocks,
+                                   stream, MCA_PART_UCX_GCOLL_GATED))
+                   ? OMPI_SUCCESS : OMPI_ERROR;
+    }
     if (0 != c->gpu->stream_wait_event(c->stream, g->fork) ||
         0 != c->gpu->gcoll(&g->args, g->dargs, g->enq_epoch, g->enq_word, g->blocks, c->stream,
-                           0) ||
+                           MCA_PART_UCX_GCOLL_LAUNCH) ||
         0 != c->gpu->event_record(g->join, c->stream) ||
         0 != c->gpu->stream_wait_event(stream, g->join)) {
         return OMPI_ERROR;

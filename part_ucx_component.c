@@ -350,6 +350,17 @@ static int mca_part_ucx_component_register(void)
         "engine then takes from the producer earlier",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->coll_gpu_priority);
+    mca_part_ucx_var("coll_gpu_after_bytes",
+        "GPU engine, ranks sharing one GPU: a stream-ordered epoch (MPIX_Start_enqueue) of at "
+        "least this many bytes runs its kernel after the work enqueued before "
+        "MPIX_Wait_enqueue on the application's stream, on up to the GPU's share of this "
+        "rank, behind a one-block kernel that waits until every rank made every partition "
+        "ready; partitions then move only after the producing kernels, which then run "
+        "alone. A kernel between MPIX_Start_enqueue and MPIX_Wait_enqueue on that stream "
+        "must not wait for MPIX_Parrived of such a collective (it would wait forever). "
+        "0: never (the kernel runs beside the producers)",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->coll_gpu_after_bytes);
     mca_part_ucx_var("join_bytes_gpu",
         "part_ucx_join_bytes for GPU data",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,

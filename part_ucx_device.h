@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 23
+#define MCA_PART_UCX_DEVICE_ABI 24
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -125,6 +125,9 @@ typedef enum {
 /* A bulk-pushed two-shot slice's slot: a slice of a unit on n ranks is at
  * most unit / n + 16 bytes (cut at 16-byte boundaries). */
 #define MCA_PART_UCX_SLICE_BYTES(unit, n) ((((unit) / (n)) + 31) & ~(uint64_t) 15)
+
+/* gcoll's `how` */
+enum { MCA_PART_UCX_GCOLL_LAUNCH, MCA_PART_UCX_GCOLL_LOAD, MCA_PART_UCX_GCOLL_GATED };
 
 typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt;               /* dt/op: reductions */
@@ -278,14 +281,18 @@ typedef struct mca_part_ucx_device_ops_t {
      * collective). */
     int (*reduce_load)(int op, int dt);
     /* The GPU engine's kernel for args (host memory; dev: their copy in
-     * GPU memory) loaded (load: see reduce_load), or launched on stream
-     * with `blocks` blocks for `epoch` (0: *epoch_word, a stream's count
-     * of its epochs, which graph replays advance: stream_start_counted's
-     * pair, whose words the kernel advances; it reads the epoch from
-     * args->epoch_dev, which the start also writes). */
+     * GPU memory) loaded (how: MCA_PART_UCX_GCOLL_LOAD, see reduce_load),
+     * or launched on stream with `blocks` blocks for `epoch` (0:
+     * *epoch_word, a stream's count of its epochs, which graph replays
+     * advance: stream_start_counted's pair, whose words the kernel
+     * advances; it reads the epoch from args->epoch_dev, which the start
+     * also writes); MCA_PART_UCX_GCOLL_GATED: behind a one-block kernel
+     * on the same stream that waits until every rank that makes
+     * partitions ready made all of them ready (the engine's blocks then
+     * never hold SMs a producer of this epoch still needs). */
     int (*gcoll)(const mca_part_ucx_gcoll_args_t *args, const mca_part_ucx_gcoll_args_t *dev,
                  uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
-                 void *stream, int load);
+                 void *stream, int how);
     /* stream waits for event (recorded on another stream) */
     int (*stream_wait_event)(void *stream, void *event);
     /* The SMs of the calling thread's GPU (0: not known). */

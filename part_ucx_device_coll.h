@@ -861,10 +861,51 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     }
 }
 
+/* The gate of an epoch whose kernel runs after the producing kernels
+ * (MCA_PART_UCX_GCOLL_GATED: part_ucx_coll_gpu_after_bytes), one block on
+ * the application's stream before the engine's kernel: it waits until
+ * every rank that makes partitions ready made all of them ready (this
+ * rank's host marks copied into the window, as step 1 does), so that the
+ * engine's blocks, as many as the GPU's share of this rank, never spin on
+ * SMs that a producer of the epoch (a peer's, under CUDA MPS) still
+ * needs; its waits for the peers' moves then last only as long as their
+ * engines, which fit beside it. */
+__global__ void __launch_bounds__(GCOLL_THREADS, 1)
+    part_gcoll_gate(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg)
+{
+    __shared__ mca_part_ucx_gcoll_args_t a;
+    __shared__ uint64_t epoch;
+    uint64_t e, i, pairs;
+
+    if (0 == threadIdx.x) {
+        epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
+    }
+    for (unsigned j = threadIdx.x; j < sizeof(a) / sizeof(uint64_t); j += blockDim.x) {
+        ((uint64_t *) &a)[j] = ((const uint64_t *) args)[j];
+    }
+    __syncthreads();
+    e = epoch;
+    if (0 == a.user_parts) {
+        return;
+    }
+    if (gcoll_readies(a)) {
+        gcoll_own_ready(a, 0, a.user_parts - 1, e);
+    }
+    pairs = (uint64_t) a.n * a.user_parts;
+    for (i = threadIdx.x; i < pairs; i += blockDim.x) {
+        int r = (int) (i / a.user_parts);
+        if (r != a.me && (MCA_PART_UCX_GCOLL_BCAST != a.kind || r == a.root)) {
+            while (gcoll_acquire(a.gpu_scope, gcoll_ready(a, r) + i % a.user_parts) < e) {
+                gcoll_nap();
+            }
+        }
+    }
+}
+
 template <typename T>
 static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
                         const volatile uint64_t *epoch_word, unsigned blocks, void *stream,
-                        int load, bool urgent)
+                        int how, bool urgent)
 {
     void (*kernel)(const mca_part_ucx_gcoll_args_t *, uint64_t, const volatile uint64_t *) =
         (GCOLL_KERNEL_SLICES == which) ? part_gcoll<T, GCOLL_KERNEL_SLICES>
@@ -872,11 +913,18 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
                                        : part_gcoll<T, GCOLL_KERNEL_PULL>;
     cudaFuncAttributes attr;
 
-    if (load) {
+    if (MCA_PART_UCX_GCOLL_LOAD == how) {
 #if GCOLL_TRACING
         part_trace_setup();
 #endif
-        return check(cudaFuncGetAttributes(&attr, kernel));
+        return check(cudaFuncGetAttributes(&attr, kernel)) ||
+               check(cudaFuncGetAttributes(&attr, part_gcoll_gate));
+    }
+    if (MCA_PART_UCX_GCOLL_GATED == how) {
+        part_gcoll_gate<<<1, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch);
+        if (0 != check(cudaGetLastError())) {
+            return -1;
+        }
     }
 #if CUDART_VERSION >= 12000 /* launch attributes' priority */
     if (urgent) {
@@ -915,7 +963,7 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
  * take one instantiation: no element type matters to them. */
 static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcoll_args_t *dev,
                      uint64_t epoch, const volatile uint64_t *epoch_word, unsigned blocks,
-                     void *stream, int load)
+                     void *stream, int how)
 {
     /* the bulk push's kernel also runs two-shot in lines */
     bool bulk = MCA_PART_UCX_GCOLL_ALLREDUCE_BULK == a->kind ||
@@ -930,7 +978,7 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
 
     /* the kernel of element type T (a value of it says which) */
     auto launch = [&](auto zero) {
-        return gcoll_launch<decltype(zero)>(which, dev, epoch, epoch_word, blocks, stream, load,
+        return gcoll_launch<decltype(zero)>(which, dev, epoch, epoch_word, blocks, stream, how,
                                             0 != a->urgent);
     };
 

@@ -55,6 +55,10 @@ static const struct {
         "Of the bulk push and two-shot allreduces' epochs, those whose data went as 128-byte "
         "lines with the epoch in each (part_ucx_coll_gpu_ll128_bytes, "
         "part_ucx_coll_gpu_ll128_twoshot_bytes)"},
+    [MCA_PART_UCX_PVAR_COLL_GPU_AFTER] = {"coll_gpu_after_epochs",
+        "Of the GPU engine's stream-ordered epochs, those whose kernel ran after the "
+        "producing kernels, on this rank's share of the GPU (part_ucx_coll_gpu_after_bytes; "
+        "a captured epoch counts once)"},
 };
 
 static int mca_part_ucx_pvar_read(const mca_base_pvar_t *pvar, void *value, void *obj)

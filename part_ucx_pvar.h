@@ -35,6 +35,7 @@ typedef enum {
     MCA_PART_UCX_PVAR_COLL_GPU_PUSH,    /* ... of them push allreduces */
     MCA_PART_UCX_PVAR_COLL_GPU_BULK,    /* ... of them bulk push allreduces */
     MCA_PART_UCX_PVAR_COLL_GPU_LL128,   /* ... bulk push or two-shot in 128-byte lines */
+    MCA_PART_UCX_PVAR_COLL_GPU_AFTER,   /* ... stream-ordered, after the producers */
     MCA_PART_UCX_PVAR_COUNT
 } mca_part_ucx_pvar_t;
 

@@ -98,6 +98,10 @@
  *         the receiver's done words)
  *   -V NAME=VALUE  MCA variable NAME set in the odd ranks only (the receiver;
  *         tests/tutil.h)
+ *   -Y 0|1|2  with -R: the GPU engine's epochs ran after the producing
+ *         kernels (part_ucx_coll_gpu_after_epochs, MPI_T) on every rank (1),
+ *         on none (0), or on the odd ranks only (2: with -V
+ *         part_ucx_coll_gpu_after_bytes=...)
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
  * the exit status is non-zero on any failed check. */
 #include <cuda_runtime.h>
@@ -442,7 +446,7 @@ int main(int argc, char **argv)
     int epochs = 1000, aggregate = 0, expect_copy = 0, graph = 0, errors = 0, serialized = 0;
     int stream_copy = 0;
     int per_graph = 1;
-    int kernels = 0, joined = 0, host_every = 0, launches = 0, node_priority = 0;
+    int kernels = 0, joined = 0, host_every = 0, launches = 0, node_priority = 0, after = -1;
     int opt, size, provided;
     const char *copy = NULL, *mixed = NULL, *level_name = "auto", *scope = NULL;
     side s;
@@ -451,7 +455,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSEKV:P")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSEKV:PY:")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -477,6 +481,7 @@ int main(int argc, char **argv)
         case 'j': joined = 1; break;
         case 'P': node_priority = 1; break;
         case 'H': host_every = atoi(optarg); break;
+        case 'Y': after = atoi(optarg); break;
         default: return 2;
         }
     }
@@ -492,6 +497,7 @@ int main(int argc, char **argv)
         -2 == host_side || (graph && (mixed || errors)) || per_graph < 1 ||
         (epochs - 1) % per_graph || (errors && mixed) || (joined && !graph) ||
         host_every < 0 || (host_every && (!graph || joined || kernels)) ||
+        (after >= 0 && (!s.coll || after > 2)) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || s.coll || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy))) ||
@@ -517,6 +523,17 @@ int main(int argc, char **argv)
         return 2;
     }
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
+    MPI_T_pvar_session after_session;
+    MPI_T_pvar_handle after_handle;
+    if (after >= 0) {
+        int index, count;
+        T_MPI(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
+        T_MPI(MPI_T_pvar_session_create(&after_session));
+        T_MPI(MPI_T_pvar_get_index("part_ucx_coll_gpu_after_epochs", MPI_T_PVAR_CLASS_COUNTER,
+                                   &index));
+        T_MPI(MPI_T_pvar_handle_alloc(after_session, index, NULL, &after_handle, &count));
+        T_MPI(MPI_T_pvar_start(after_session, after_handle));
+    }
     s.expect_gpu_scope = -1;
     if (scope) {
         /* the ranks share a GPU where their devices' PCI addresses agree */
@@ -725,6 +742,16 @@ int main(int argc, char **argv)
             T_MPI(MPIX_Prequest_free(&s.d.h[k]));
             T_MPI(MPI_Request_free(&s.req[k]));
         }
+    }
+    if (after >= 0) {
+        unsigned long long n = 0;
+        bool want = 1 == after || (2 == after && 1 == s.rank % 2);
+        T_MPI(MPI_T_pvar_read(after_session, after_handle, &n));
+        T_CHECK(want ? n > 0 : 0 == n, "rank %d: %llu epochs after the producers, expected %s",
+                s.rank, n, want ? "some" : "none");
+        T_MPI(MPI_T_pvar_handle_free(after_session, &after_handle));
+        T_MPI(MPI_T_pvar_session_free(&after_session));
+        T_MPI(MPI_T_finalize());
     }
     T_MPI(MPI_Comm_free(&comm));
     if (MPIX_STREAM_NULL != mstream) {
