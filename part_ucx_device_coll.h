@@ -869,13 +869,46 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
  * engine's blocks, as many as the GPU's share of this rank, never spin on
  * SMs that a producer of the epoch (a peer's, under CUDA MPS) still
  * needs; its waits for the peers' moves then last only as long as their
- * engines, which fit beside it. */
-__global__ void __launch_bounds__(GCOLL_THREADS, 1)
+ * engines, which fit beside it. It only looks: the engine's own waits
+ * acquire the data after it. */
+#define GCOLL_GATE_THREADS 1024
+#define GCOLL_GATE_BATCH 8
+
+/* Whether the gate waits for word i (rank i / user_parts's partition
+ * i % user_parts): a rank that makes partitions ready. */
+__device__ static inline bool gcoll_gate_waits(const mca_part_ucx_gcoll_args_t &a, uint64_t i)
+{
+    int r = (int) (i / a.user_parts);
+
+    return MCA_PART_UCX_GCOLL_BCAST != a.kind || r == a.root;
+}
+
+/* The gate's wait for word i that was not there at its first look: this
+ * rank's host mark copied into the window, as in gcoll_own_ready. */
+__device__ static inline void gcoll_gate_wait(const mca_part_ucx_gcoll_args_t &a, uint64_t i,
+                                              uint64_t e)
+{
+    int r = (int) (i / a.user_parts);
+    uint64_t u = i % a.user_parts;
+    volatile uint64_t *w = gcoll_ready(a, r) + u;
+
+    for (unsigned k = 0; *w < e; ++k) {
+        if (r == a.me && 0 == (k & 15) && 0 != *a.host_marks && a.host_ready[u] >= e) {
+            part_fence_sys(); /* the data the host saw ready before the word */
+            *w = e;
+            break;
+        }
+        gcoll_nap();
+    }
+}
+
+__global__ void __launch_bounds__(GCOLL_GATE_THREADS, 1)
     part_gcoll_gate(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg)
 {
     __shared__ mca_part_ucx_gcoll_args_t a;
     __shared__ uint64_t epoch;
-    uint64_t e, i, pairs;
+    const uint64_t b = blockDim.x;
+    uint64_t e, i0, pairs;
 
     if (0 == threadIdx.x) {
         epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
@@ -885,18 +918,22 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 1)
     }
     __syncthreads();
     e = epoch;
-    if (0 == a.user_parts) {
-        return;
-    }
-    if (gcoll_readies(a)) {
-        gcoll_own_ready(a, 0, a.user_parts - 1, e);
-    }
     pairs = (uint64_t) a.n * a.user_parts;
-    for (i = threadIdx.x; i < pairs; i += blockDim.x) {
-        int r = (int) (i / a.user_parts);
-        if (r != a.me && (MCA_PART_UCX_GCOLL_BCAST != a.kind || r == a.root)) {
-            while (gcoll_acquire(a.gpu_scope, gcoll_ready(a, r) + i % a.user_parts) < e) {
-                gcoll_nap();
+    /* a batch of words a thread loaded before any is compared: one round
+     * trip for the batch, where a word at a time would take one each
+     * (an epoch of 16384 partitions on four ranks: 64 words a thread) */
+    for (i0 = threadIdx.x; i0 < pairs; i0 += GCOLL_GATE_BATCH * b) {
+        uint64_t v[GCOLL_GATE_BATCH];
+#pragma unroll
+        for (int j = 0; j < GCOLL_GATE_BATCH; ++j) {
+            uint64_t i = i0 + j * b;
+            v[j] = (i < pairs && gcoll_gate_waits(a, i))
+                       ? gcoll_ready(a, (int) (i / a.user_parts))[i % a.user_parts] : e;
+        }
+#pragma unroll
+        for (int j = 0; j < GCOLL_GATE_BATCH; ++j) {
+            if (v[j] < e) {
+                gcoll_gate_wait(a, i0 + j * b, e);
             }
         }
     }
@@ -921,7 +958,7 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
                check(cudaFuncGetAttributes(&attr, part_gcoll_gate));
     }
     if (MCA_PART_UCX_GCOLL_GATED == how) {
-        part_gcoll_gate<<<1, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch);
+        part_gcoll_gate<<<1, GCOLL_GATE_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch);
         if (0 != check(cudaGetLastError())) {
             return -1;
         }
