@@ -135,11 +135,14 @@ static void mca_part_ucx_gcoll_share(const mca_part_ucx_coll_t *c, mca_part_ucx_
 /* Stream-ordered epochs of at least part_ucx_coll_gpu_after_bytes on a GPU
  * that every rank shares: the kernel goes on the application's stream
  * behind the producers and a gate (gcoll's MCA_PART_UCX_GCOLL_GATED), and
- * takes this rank's share of the GPU: two blocks an SM (its launch bound)
- * over the sharing ranks, whose engines then all fit at once. Its blocks
- * wait only for the peers' engines, never for a producer. This rank's
- * launches alone: the ranks need not agree (a peer's gate or engine
- * waits for the same words either way). */
+ * takes this rank's share of the GPU: its SMs over the sharing ranks, so
+ * that every rank's engine fits at once with room beside it on some SM
+ * for a rank's gate (one block), whose engine the others' blocks wait for
+ * (at two blocks an SM, the launch bound, the engines filled every SM and
+ * a late rank's gate found none: a hang at 64 MiB on four ranks). Its
+ * blocks wait only for the peers' engines, never for a producer. This
+ * rank's launches alone: the ranks need not agree (a peer's gate or
+ * engine waits for the same words either way). */
 static void mca_part_ucx_gcoll_after(const mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g,
                                      size_t total, bool span, int sharing)
 {
@@ -151,7 +154,7 @@ static void mca_part_ucx_gcoll_after(const mca_part_ucx_coll_t *c, mca_part_ucx_
     if (span || 0 == least || total < least || sms <= 0 || sharing < 1) {
         return;
     }
-    blocks = mca_part_ucx_gcoll_max(1, 2 * (size_t) sms / (size_t) sharing);
+    blocks = mca_part_ucx_gcoll_max(1, (size_t) sms / (size_t) sharing);
     g->after_blocks = (unsigned) ((g->args.units < blocks) ? g->args.units : blocks);
     MCA_PART_UCX_VERBOSE(10, "GPU engine: stream-ordered epochs after the producers, %u blocks",
                          g->after_blocks);

@@ -902,7 +902,9 @@ __device__ static inline void gcoll_gate_wait(const mca_part_ucx_gcoll_args_t &a
     }
 }
 
-__global__ void __launch_bounds__(GCOLL_GATE_THREADS, 1)
+/* at most 32 registers a thread: half an SM's, room beside an engine's
+ * block (part_ucx_coll_gpu.c, mca_part_ucx_gcoll_after) */
+__global__ void __launch_bounds__(GCOLL_GATE_THREADS, 2)
     part_gcoll_gate(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg)
 {
     __shared__ mca_part_ucx_gcoll_args_t a;
