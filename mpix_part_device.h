@@ -475,11 +475,6 @@ struct mpix_part_count_s {
                                   * the kernels count the epochs, done_dev + 1 */
     unsigned long long calls;    /* the calls that complete the group; 0: the partition
                                   * is out of range (or the handle of a receive) */
-    /* A GPU-engine collective's partition that is a group of its own
-     * (mpix_part_mark_alone): its ready word (GPU memory) and what it held;
-     * else NULL */
-    volatile uint64_t *alone;
-    unsigned long long last;
 };
 
 __device__ static inline struct mpix_part_count_s
@@ -503,16 +498,8 @@ mpix_part_count_load(const struct mpix_prequest_s *preq, int partition)
      * mpix_part_host_epoch's poller, whose three atomics an epoch's first
      * group otherwise pays before its update. */
     c.epoch = (MPIX_PREQUEST_STREAM_KERNELS == started) ? done + 1 : seen;
-    c.alone = NULL;
-    c.last = 0;
-    if (MPIX_PREQUEST_COLL == preq->kind && 0 != preq->mark_gpu_scope && 0 == s &&
-        p < in_range) {
-        c.alone = preq->ready + p;
-        c.last = *c.alone;
-    }
     return c;
 }
-
 
 /* n calls of this epoch's partition were made by the caller's group,
  * counted toward the partition's transport group (c, loaded before);
@@ -620,32 +607,6 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
     ready[first] = mark;
 }
 
-/* A GPU-engine collective whose ranks read its words on this GPU
- * (mark_gpu_scope, the ready words in GPU memory), at a partition that is
- * a transport group of its own and whose calls complete it at once (one
- * block's, aggregated): the ready word, loaded with the request's fields,
- * tells the epoch's first call from a second one (beyond the threshold),
- * so no count is kept. A block holds its SM slot until its leader is
- * done, which at large grids every wave of blocks pays: the count's
- * atomic round trip, and its reset that the mark's fence waits for, came
- * before the release. Two blocks that call for one partition at once are
- * not told apart (each sees the last epoch's word); one after the other,
- * the second is an error as with the count. */
-__device__ static inline void mpix_part_mark_alone(struct mpix_prequest_s *preq, int partition,
-                                                   const struct mpix_part_count_s &c)
-{
-    unsigned long long e = c.epoch;
-
-    if (!mpix_part_after(e, (unsigned) c.last)) {
-        e = mpix_part_host_epoch(preq, (unsigned) c.last);
-    }
-    if (!mpix_part_after(e, (unsigned) c.last)) {
-        mpix_part_error(preq, MPIX_PREQUEST_ERR_THRESHOLD);
-        return;
-    }
-    mpix_part_mark(preq, partition, e);
-}
-
 /* One call per thread, one counter update per thread; the completing
  * thread copies alone (kernel copy). */
 __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequest_s *preq)
@@ -686,9 +647,7 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
      * per group, not one per thread. */
     __syncwarp(group);
     if (!copy) {
-        if (lane == leader && NULL != c.alone && c.calls == __popc(group)) {
-            mpix_part_mark_alone(preq, partition, c);
-        } else if (lane == leader) {
+        if (lane == leader) {
             mpix_part_release(c, __popc(group));
             if (0 != (e = mpix_part_count(preq, c, __popc(group)))) {
                 mpix_part_mark(preq, partition, e);
@@ -747,9 +706,7 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     }
     __syncthreads();
     if (!copy) {
-        if (0 == rank && NULL != c.alone && c.calls == size) {
-            mpix_part_mark_alone(preq, partition, c);
-        } else if (0 == rank) { /* one fence for the block, as in the warp level */
+        if (0 == rank) { /* one fence for the block, as in the warp level */
             mpix_part_release(c, size);
             if (0 != (e = mpix_part_count(preq, c, size))) {
                 mpix_part_mark(preq, partition, e);
