@@ -731,6 +731,22 @@ __device__ static inline void gcoll_finish(const mca_part_ucx_gcoll_args_t &a, u
     }
 }
 
+/* The block's shared copy of the arguments and its epoch (epoch_arg, or 0:
+ * *args->epoch_dev, which a counted start wrote into GPU memory as well;
+ * read beside the copy, not after it behind a barrier). */
+__device__ static inline void gcoll_take_args(mca_part_ucx_gcoll_args_t *a, uint64_t *epoch,
+                                              const mca_part_ucx_gcoll_args_t *args,
+                                              uint64_t epoch_arg)
+{
+    if (0 == threadIdx.x) {
+        *epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
+    }
+    for (unsigned i = threadIdx.x; i < sizeof(*a) / sizeof(uint64_t); i += blockDim.x) {
+        ((uint64_t *) a)[i] = ((const uint64_t *) args)[i];
+    }
+    __syncthreads();
+}
+
 /* The arguments (GPU memory, written once per collective) are copied into
  * shared memory: the per-rank arrays are indexed at run time, which from
  * the parameter space would copy them into every thread's local memory.
@@ -752,15 +768,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     unsigned long long entry = part_trace_now();
 #endif
 
-    if (0 == threadIdx.x) {
-        /* a counted epoch: the start wrote it into GPU memory as well;
-         * read beside the copy below, not after it behind a barrier */
-        epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
-    }
-    for (unsigned i = threadIdx.x; i < sizeof(a) / sizeof(uint64_t); i += blockDim.x) {
-        ((uint64_t *) &a)[i] = ((const uint64_t *) args)[i];
-    }
-    __syncthreads();
+    gcoll_take_args(&a, &epoch, args, epoch_arg);
     e = epoch;
 #if GCOLL_TRACING
     if (0 == threadIdx.x && 0 == blockIdx.x) {
@@ -912,13 +920,7 @@ __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 2)
     const uint64_t b = blockDim.x;
     uint64_t e, i0, pairs;
 
-    if (0 == threadIdx.x) {
-        epoch = (0 != epoch_arg) ? epoch_arg : *args->epoch_dev;
-    }
-    for (unsigned j = threadIdx.x; j < sizeof(a) / sizeof(uint64_t); j += blockDim.x) {
-        ((uint64_t *) &a)[j] = ((const uint64_t *) args)[j];
-    }
-    __syncthreads();
+    gcoll_take_args(&a, &epoch, args, epoch_arg);
     e = epoch;
     pairs = (uint64_t) a.n * a.user_parts;
     /* a batch of words a thread loaded before any is compared: one round
