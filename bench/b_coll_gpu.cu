@@ -25,7 +25,9 @@
  * MPIX_Pready combines a block's calls (info "mpix_pready_aggregate"
  * "block"); BENCH_AGGREGATE=warp combines a warp's only.
  * BENCH_NO_TRADITIONAL=1 leaves out the traditional and NCCL rows (a sweep
- * of the partitioned ones: bench/run-coll-blocks.sh).
+ * of the partitioned ones: bench/run-coll-blocks.sh); BENCH_NO_HOST=1 the
+ * host-started partitioned row (timing experiments whose MPIX_Pready takes
+ * the epoch a stream wrote).
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -216,45 +218,51 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
      * block may be combined (BENCH_AGGREGATE=warp: one update per warp) */
     MPI_Info_set(info, "mpix_pready_aggregate",
                  getenv("BENCH_AGGREGATE") ? getenv("BENCH_AGGREGATE") : "block");
-    MPIX_Pallreduce_init(x, y, parts, (int) (n / parts), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, info,
-                         &req);
-    MPI_Info_free(&info);
-    t = 0;
-    for (int it = -1; it < iters; ++it) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        MPI_Start(&req);
-        if (NULL == preq) MPIX_Prequest_create(req, &preq);
-        if (ktime) CUDA(cudaEventRecord(k0, s));
-        compute_pready<<<grid, 1024, 0, s>>>(x, it + 1, NULL, rank, bpp, preq);
-        if (ktime) CUDA(cudaEventRecord(k1, s));
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
-        CUDA(cudaStreamSynchronize(s));
-        if (ktime && it >= 0) {
-            float ms;
-            CUDA(cudaEventElapsedTime(&ms, k0, k1));
-            kpready += ms;
+    /* BENCH_NO_HOST: only the stream-ordered rows (timing experiments whose
+     * MPIX_Pready relies on the stream's epoch) */
+    if (NULL == getenv("BENCH_NO_HOST")) {
+        MPIX_Pallreduce_init(x, y, parts, (int) (n / parts), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                             info, &req);
+        MPI_Info_free(&info);
+        t = 0;
+        for (int it = -1; it < iters; ++it) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            MPI_Start(&req);
+            if (NULL == preq) MPIX_Prequest_create(req, &preq);
+            if (ktime) CUDA(cudaEventRecord(k0, s));
+            compute_pready<<<grid, 1024, 0, s>>>(x, it + 1, NULL, rank, bpp, preq);
+            if (ktime) CUDA(cudaEventRecord(k1, s));
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            CUDA(cudaStreamSynchronize(s));
+            if (ktime && it >= 0) {
+                float ms;
+                CUDA(cudaEventElapsedTime(&ms, k0, k1));
+                kpready += ms;
+            }
+            if (it >= 0) t += MPI_Wtime() - t0;
+            else check(y, n, it + 1, "partitioned");
         }
-        if (it >= 0) t += MPI_Wtime() - t0;
-        else check(y, n, it + 1, "partitioned");
-    }
-    report("partitioned", grid, t, iters);
-    if (ktime) { /* the same kernel without MPIX_Pready, alone */
-        float ms, kplain = 0;
-        for (int it = 0; it < iters; ++it) {
-            CUDA(cudaEventRecord(k0, s));
-            compute<<<grid, 1024, 0, s>>>(x, it + 1, rank);
-            CUDA(cudaEventRecord(k1, s));
-            CUDA(cudaEventSynchronize(k1));
-            CUDA(cudaEventElapsedTime(&ms, k0, k1));
-            kplain += ms;
+        report("partitioned", grid, t, iters);
+        if (ktime) { /* the same kernel without MPIX_Pready, alone */
+            float ms, kplain = 0;
+            for (int it = 0; it < iters; ++it) {
+                CUDA(cudaEventRecord(k0, s));
+                compute<<<grid, 1024, 0, s>>>(x, it + 1, rank);
+                CUDA(cudaEventRecord(k1, s));
+                CUDA(cudaEventSynchronize(k1));
+                CUDA(cudaEventElapsedTime(&ms, k0, k1));
+                kplain += ms;
+            }
+            if (0 == rank)
+                printf("gkernel,compute,%d,%d,%.3f,us\ngkernel,compute_pready,%d,%d,%.3f,us\n",
+                       grid, size, 1e3 * kplain / iters, grid, size, 1e3 * kpready / iters);
         }
-        if (0 == rank)
-            printf("gkernel,compute,%d,%d,%.3f,us\ngkernel,compute_pready,%d,%d,%.3f,us\n", grid,
-                   size, 1e3 * kplain / iters, grid, size, 1e3 * kpready / iters);
+        MPIX_Prequest_free(&preq);
+        MPI_Request_free(&req);
+    } else {
+        MPI_Info_free(&info);
     }
-    MPIX_Prequest_free(&preq);
-    MPI_Request_free(&req);
 
     /* partitioned, stream-ordered: MPIX_Start_enqueue, the kernel,
      * MPIX_Wait_enqueue, epochs back to back on the stream, one
