@@ -15,6 +15,9 @@
 #                          (timing experiments), beside /tmp/base.so, the
 #                          bundle's; their logs in $OUT/build-V.txt
 #   use V                  puts /tmp/V.so in the install's place (base: back)
+#   mps_start, mps_stop    every rank on GPU 0 under CUDA MPS, and back
+#   limits GRIDS NP...     b_coll_oneshot's rows (the kernel alone, the
+#                          kernel + copy limit) for each NP, on stdout
 # Keeps NCCL_NVLS_ENABLE=0 (NVLink multicast stays off on the lent nodes).
 . bench/call-env.sh "${1:?bundle}" || return 1
 . bench/common.sh
@@ -45,4 +48,21 @@ variants() {
 }
 use() {
     cp "/tmp/$1.so" "$plugin"
+}
+mps_start() {
+    export CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
+    mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
+}
+mps_stop() {
+    echo quit | nvidia-cuda-mps-control
+    unset CUDA_VISIBLE_DEVICES CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+limits() {
+    local grids=$1 np
+    shift
+    [ -x /tmp/oneshot ] || bench_cuda_build bench/b_coll_oneshot.cu /tmp/oneshot > "$OUT/build-oneshot.txt" 2>&1
+    for np in "$@"; do
+        timeout 100 mpirun -np "$np" --bind-to none --oversubscribe /tmp/oneshot "$grids" 2>&1 |
+            tr -d '\000' | grep -a '^gallreduce'
+    done
 }

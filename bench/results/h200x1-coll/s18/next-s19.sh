@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepared in session 18, not run (no device time left). One H200 (or GPU 0
-# of a larger kind), every rank under CUDA MPS, bundle of 542b970 or later.
+# of a larger kind), every rank under CUDA MPS, bundle of 542b970 or later
+# (a checkout with bench/call-common.sh's mps_start and limits).
 # Issue 22 at 4-64 MiB: how much of the producers' MPIX_Pready (about 145
 # us a rank at 64 MiB against 41 for the kernel alone, c/trace) is the
 # count and how much the release. b_coll_gpu built three times: as is,
@@ -17,8 +18,7 @@
 # tests of its own.
 set -u
 . bench/call-common.sh .bundle/part-ucx.tar.xz || exit 1
-export CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
-mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
+mps_start
 D=bench/results/h200x1-coll/s18
 for v in unchecked released; do
   mkdir -p /tmp/x-$v && cp mpix_part_device.h /tmp/x-$v/ &&
@@ -42,10 +42,7 @@ for r in 1 2; do
   done
   echo "round $r at $(el) s"
 done
-bench_cuda_build bench/b_coll_oneshot.cu /tmp/oneshot > $OUT/build-oneshot.txt 2>&1
-for np in 2 4; do
-  timeout 100 mpirun -np $np --bind-to none --oversubscribe /tmp/oneshot $G 2>&1 | tr -d '\000' | grep -a '^gallreduce' >> $OUT/mps-limits.csv
-done
+limits $G 2 4 >> $OUT/mps-limits.csv
 echo "limits at $(el) s"
-echo quit | nvidia-cuda-mps-control
+mps_stop
 # run: O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT; bash bench/results/h200x1-coll/s18/next-s19.sh 2>&1 | tail; tar -cJf $O/n.tar.xz -C /tmp o
