@@ -18,6 +18,13 @@
  *   -E  GPU error cases (MPI_MAXLOC, non-contiguous type) first
  *   -O  both buffers one element past cudaMalloc's alignment (an int: not
  *       8-byte aligned, which a push allreduce needs)
+ *   -S  stream-ordered epochs (with -k, not -L): the collective on a
+ *       communicator of the test's stream (MPIX_Stream_comm_create), each
+ *       epoch MPIX_Start_enqueue, the fill kernel on the stream, with -a
+ *       the polling kernel after it (a later kernel that waits for
+ *       MPIX_Parrived before the wait), MPIX_Wait_enqueue, then one
+ *       synchronization of the stream and the checks; MPI_Test must find
+ *       the request complete after the last epoch
  *   -V NAME=VALUE  MCA variable NAME set to VALUE in the odd ranks only
  *   -G 1|0  the collective ran (1) or did not run (0) on the GPU engine
  *       (MPI_T counter part_ucx_coll_gpu_epochs: at least one epoch a rank,
@@ -111,6 +118,7 @@ struct opts {
     int coll, parts, count, epochs, root, inplace, kernel, kpoll, hpoll, errors, offset, late;
     const char *aggregate;          /* -A: automatic MPIX_Pready, this aggregation */
     MPI_Op op;
+    int stream;                     /* -S */
 };
 
 template <typename T> static void run(const opts &o, MPI_Datatype type)
@@ -138,6 +146,24 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     unsigned seed = 99u + 31u * rank;
     MPI_Request req;
     MPIX_Prequest preq = NULL;
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (o.stream) {
+        /* the kernels the stream runs loaded before the first enqueued
+         * start (MPIX_Start_enqueue(3): CUDA's lazy loading), and the
+         * communicator of the stream */
+        cudaFuncAttributes fa;
+        MPIX_Stream ms;
+        MPI_Info sinfo;
+        CUDA(cudaFuncGetAttributes(&fa, fill_kernel<T>));
+        CUDA(cudaFuncGetAttributes(&fa, poll_kernel<T>));
+        T_MPI(MPI_Info_create(&sinfo));
+        T_MPI(MPI_Info_set(sinfo, "type", "cudaStream_t"));
+        T_MPI(MPIX_Info_set_hex(sinfo, "value", &stream, sizeof(stream)));
+        T_MPI(MPIX_Stream_create(sinfo, &ms));
+        T_MPI(MPI_Info_free(&sinfo));
+        T_MPI(MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &comm));
+        T_MPI(MPIX_Stream_free(&ms));
+    }
 
     const void *s = inplace ? MPI_IN_PLACE : (const void *) sbuf;
     /* -k: every thread of a fill block calls MPIX_Pready for its partition */
@@ -146,19 +172,23 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     MPI_Info_set(info, "mpix_pready_threads", "128");
     if (o.aggregate) MPI_Info_set(info, "mpix_pready_aggregate", o.aggregate);
     if (C_ALLREDUCE == coll) {
-        T_MPI(MPIX_Pallreduce_init(s, rbuf, parts, count, type, o.op, MPI_COMM_WORLD,
+        T_MPI(MPIX_Pallreduce_init(s, rbuf, parts, count, type, o.op, comm,
                                    info, &req));
     } else if (C_REDUCE == coll) {
-        T_MPI(MPIX_Preduce_init(s, rbuf, parts, count, type, o.op, root, MPI_COMM_WORLD,
+        T_MPI(MPIX_Preduce_init(s, rbuf, parts, count, type, o.op, root, comm,
                                 info, &req));
     } else if (C_ALLGATHER == coll) {
-        T_MPI(MPIX_Pallgather_init(s, rbuf, parts, count, type, MPI_COMM_WORLD, info, &req));
+        T_MPI(MPIX_Pallgather_init(s, rbuf, parts, count, type, comm, info, &req));
     } else if (C_ALLTOALL == coll) {
-        T_MPI(MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, MPI_COMM_WORLD, info, &req));
+        T_MPI(MPIX_Palltoall_init(sbuf, rbuf, parts, count, type, comm, info, &req));
     } else {
-        T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, MPI_COMM_WORLD, info, &req));
+        T_MPI(MPIX_Pbcast_init(rbuf, parts, count, type, root, comm, info, &req));
     }
     MPI_Info_free(&info);
+    if (o.stream) {
+        /* before the first stream-ordered start */
+        T_MPI(MPIX_Prequest_create(req, &preq));
+    }
     for (int e = 1; e <= o.epochs; ++e) {
         /* where this rank's contribution lives on the GPU */
         T *mine = (inplace || C_BCAST == coll) ? rbuf : sbuf;
@@ -190,41 +220,58 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
             CUDA(cudaMemcpy(mine + moff, mine_h.data(), sn * sizeof(T), cudaMemcpyHostToDevice));
             CUDA(cudaDeviceSynchronize()); /* complete before MPI_Pready reads it */
         }
-        T_MPI(MPI_Start(&req));
-        if (NULL == preq && (o.kernel || o.kpoll)) {
-            T_MPI(MPIX_Prequest_create(req, &preq));
-        }
         /* Polling from epoch 2: the first transfers between GPU buffers open
          * CUDA IPC mappings, which wait for running kernels of the context
          * (a kernel spinning in MPIX_Parrived would never let them). */
         bool kpoll = o.kpoll && check && e > 1;
-        if (kpoll) {
-            poll_kernel<T><<<parts, 128, 0, stream>>>(rbuf, snap, n, count, blocks, preq);
-            CUDA(cudaGetLastError());
-        }
-        if (contributes && o.kernel) {
-            fill_kernel<T><<<parts, 128>>>(mine + moff, n, count, (C_ALLTOALL == coll) ? size : 1,
-                                           rank, e, prod, NULL != o.aggregate, preq);
-            CUDA(cudaGetLastError());
-        } else if (contributes) {
-            for (int p = 0; p < parts; ++p) order[p] = p;
-            t_shuffle(order.data(), parts, &seed);
-            if (o.late) {
-                int flag = 1;
-                T_MPI(MPI_Parrived(req, order[0], &flag));
-                T_CHECK(!flag, "epoch %d: partition %d arrived before this rank made it ready",
-                        e, order[0]);
-                usleep(200);
+        if (o.stream) {
+            T_MPI(MPIX_Start_enqueue(&req));
+            if (contributes) {
+                fill_kernel<T><<<parts, 128, 0, stream>>>(mine + moff, n, count,
+                                                          (C_ALLTOALL == coll) ? size : 1, rank,
+                                                          e, prod, NULL != o.aggregate, preq);
+                CUDA(cudaGetLastError());
             }
-            for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req));
-        }
-        if (o.hpoll && check) {
-            for (int p = 0; p < parts; ++p) {
-                int flag = 0;
-                while (!flag) T_MPI(MPI_Parrived(req, p, &flag));
+            if (kpoll) {
+                poll_kernel<T><<<parts, 128, 0, stream>>>(rbuf, snap, n, count, blocks, preq);
+                CUDA(cudaGetLastError());
             }
+            T_MPI(MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE));
+            CUDA(cudaStreamSynchronize(stream));
+        } else {
+            T_MPI(MPI_Start(&req));
+            if (NULL == preq && (o.kernel || o.kpoll)) {
+                T_MPI(MPIX_Prequest_create(req, &preq));
+            }
+            if (kpoll) {
+                poll_kernel<T><<<parts, 128, 0, stream>>>(rbuf, snap, n, count, blocks, preq);
+                CUDA(cudaGetLastError());
+            }
+            if (contributes && o.kernel) {
+                fill_kernel<T><<<parts, 128>>>(mine + moff, n, count,
+                                               (C_ALLTOALL == coll) ? size : 1, rank, e, prod,
+                                               NULL != o.aggregate, preq);
+                CUDA(cudaGetLastError());
+            } else if (contributes) {
+                for (int p = 0; p < parts; ++p) order[p] = p;
+                t_shuffle(order.data(), parts, &seed);
+                if (o.late) {
+                    int flag = 1;
+                    T_MPI(MPI_Parrived(req, order[0], &flag));
+                    T_CHECK(!flag, "epoch %d: partition %d arrived before this rank made it ready",
+                            e, order[0]);
+                    usleep(200);
+                }
+                for (int p = 0; p < parts; ++p) T_MPI(MPI_Pready(order[p], req));
+            }
+            if (o.hpoll && check) {
+                for (int p = 0; p < parts; ++p) {
+                    int flag = 0;
+                    while (!flag) T_MPI(MPI_Parrived(req, p, &flag));
+                }
+            }
+            T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
         }
-        T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
         CUDA(cudaStreamSynchronize(stream));
         CUDA(cudaDeviceSynchronize());
         if (check) {
@@ -249,8 +296,16 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
         }
         if (t_failures > 20) break;
     }
+    if (o.stream) {
+        /* every enqueued epoch is complete: MPI_Test says so at once */
+        int done = 0;
+        T_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+        T_CHECK(done, "MPI_Test after the stream completed: not complete");
+        T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
     if (NULL != preq) T_MPI(MPIX_Prequest_free(&preq));
     T_MPI(MPI_Request_free(&req));
+    if (MPI_COMM_WORLD != comm) T_MPI(MPI_Comm_free(&comm));
     CUDA(cudaFree(sbuf - o.offset));
     CUDA(cudaFree(rbuf - o.offset));
     CUDA(cudaFree(snap));
@@ -318,7 +373,7 @@ int main(int argc, char **argv)
 {
     opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
     int dbl = 0, opt, engine = -1;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOA:G:V:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOSA:G:V:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -345,12 +400,26 @@ int main(int argc, char **argv)
         case 'O': o.offset = 1; break;
         case 'G': engine = atoi(optarg); break;
         case 'V': t_mca_odd_ranks(optarg); break;
+        case 'S': o.stream = 1; break;
         default: return 2;
         }
     }
 
+    if (o.stream && (!o.kernel || o.late)) {
+        fprintf(stderr, "g_coll: -S needs -k, and not -L (kernels make stream-ordered "
+                        "epochs' partitions ready)\n");
+        return 2;
+    }
     (void) g_select_gpu();
-    MPI_Init(&argc, &argv);
+    if (o.stream) {
+        /* a collective off the GPU engine runs its stream-ordered epochs
+         * on part/ucx's progress thread */
+        int provided;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        T_CHECK(MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     if (o.errors) errors(o.parts, o.count);
     MPI_T_pvar_session session;
     MPI_T_pvar_handle handle[GPU_COUNTERS];
