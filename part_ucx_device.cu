@@ -49,6 +49,14 @@ __device__ static inline void part_fence_sys(void)
 #endif
 }
 
+/* A waiting thread's pause between two looks at host or peer words. */
+__device__ static inline void part_nap(void)
+{
+#if __CUDA_ARCH__ >= 700
+    __nanosleep(128);
+#endif
+}
+
 /* The same at GPU scope where `gpu_scope`: every thread that writes or
  * reads what the fence orders runs on this GPU, and the data is in its
  * memory (the GPU engine's ranks sharing the GPU; a wait with
@@ -512,9 +520,7 @@ __global__ void part_wait(const volatile uint64_t *done, volatile uint64_t *epoc
     STREAM_STAMP(e, STREAM_TRACE_WAIT);
     part_starts_epochs(st, epoch, e, v);
     while (*done < e) {
-#if __CUDA_ARCH__ >= 700
-        __nanosleep(128);
-#endif
+        part_nap();
     }
     STREAM_STAMP(e, STREAM_TRACE_DONE);
     /* The peer's data before what follows the wait (its writer released
@@ -648,9 +654,7 @@ __global__ void part_copy_wait(mca_part_ucx_stream_copy_t c)
     __syncthreads();
     for (g = threadIdx.x; !counted && g < c.groups; g += blockDim.x) {
         while ((c.ready[(size_t) g << c.group_shift] & ~((uint64_t) 1 << 63)) < e) {
-#if __CUDA_ARCH__ >= 700
-            __nanosleep(128);
-#endif
+            part_nap();
         }
     }
     __syncthreads();
@@ -659,9 +663,7 @@ __global__ void part_copy_wait(mca_part_ucx_stream_copy_t c)
         return;
     }
     while ((NULL == c.rtr_dev || *c.rtr_dev < e) && *c.rtr < e) {
-#if __CUDA_ARCH__ >= 700
-        __nanosleep(128);
-#endif
+        part_nap();
     }
     STREAM_STAMP(e, STREAM_TRACE_RTR);
 }

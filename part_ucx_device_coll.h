@@ -275,25 +275,33 @@ __device__ static inline bool gcoll_done_late(const mca_part_ucx_gcoll_args_t &a
            (MCA_PART_UCX_GCOLL_REDUCE == a.kind && a.me != a.root);
 }
 
-/* Step 1: this rank's readiness of the user partitions [u0, u1], each by
- * one thread; a host mark is copied into the window (host memory is read
- * only every 16th look, and only once the host made any partition ready:
- * a read from a kernel takes about a microsecond). */
-__device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a, uint64_t u0,
-                                              uint64_t u1, uint64_t e)
+/* This rank's readiness of user partition u, by one thread; a host mark
+ * is copied into the window (host memory is read only every 16th look,
+ * and only once the host made any partition ready: a read from a kernel
+ * takes about a microsecond). */
+__device__ static inline void gcoll_own_wait(const mca_part_ucx_gcoll_args_t &a, uint64_t u,
+                                             uint64_t e)
 {
     volatile uint64_t *ready = gcoll_ready(a, a.me);
 
-    for (uint64_t u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
-        /* the producer runs on this GPU: GPU scope acquires its data */
-        for (unsigned i = 0; gcoll_acquire(true, ready + u) < e; ++i) {
-            if (0 == (i & 15) && 0 != *a.host_marks && a.host_ready[u] >= e) {
-                part_fence_sys(); /* the data the host saw ready before the word */
-                ready[u] = e;
-                break;
-            }
-            gcoll_nap();
+    /* the producer runs on this GPU: GPU scope acquires its data */
+    for (unsigned i = 0; gcoll_acquire(true, ready + u) < e; ++i) {
+        if (0 == (i & 15) && 0 != *a.host_marks && a.host_ready[u] >= e) {
+            part_fence_sys(); /* the data the host saw ready before the word */
+            ready[u] = e;
+            break;
         }
+        gcoll_nap();
+    }
+}
+
+/* Step 1: this rank's readiness of the user partitions [u0, u1], each by
+ * one thread. */
+__device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a, uint64_t u0,
+                                              uint64_t u1, uint64_t e)
+{
+    for (uint64_t u = u0 + threadIdx.x; u <= u1; u += blockDim.x) {
+        gcoll_own_wait(a, u, e);
     }
 }
 
@@ -891,21 +899,19 @@ __device__ static inline bool gcoll_gate_waits(const mca_part_ucx_gcoll_args_t &
     return MCA_PART_UCX_GCOLL_BCAST != a.kind || r == a.root;
 }
 
-/* The gate's wait for word i that was not there at its first look: this
- * rank's host mark copied into the window, as in gcoll_own_ready. */
+/* The gate's wait for word i that was not there at its first look (this
+ * rank's as in step 1, its host marks copied into the window). */
 __device__ static inline void gcoll_gate_wait(const mca_part_ucx_gcoll_args_t &a, uint64_t i,
                                               uint64_t e)
 {
     int r = (int) (i / a.user_parts);
     uint64_t u = i % a.user_parts;
-    volatile uint64_t *w = gcoll_ready(a, r) + u;
 
-    for (unsigned k = 0; *w < e; ++k) {
-        if (r == a.me && 0 == (k & 15) && 0 != *a.host_marks && a.host_ready[u] >= e) {
-            part_fence_sys(); /* the data the host saw ready before the word */
-            *w = e;
-            break;
-        }
+    if (r == a.me) {
+        gcoll_own_wait(a, u, e);
+        return;
+    }
+    while (gcoll_ready(a, r)[u] < e) {
         gcoll_nap();
     }
 }
@@ -958,8 +964,9 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
 #if GCOLL_TRACING
         part_trace_setup();
 #endif
-        return check(cudaFuncGetAttributes(&attr, kernel)) ||
-               check(cudaFuncGetAttributes(&attr, part_gcoll_gate));
+        return (0 != check(cudaFuncGetAttributes(&attr, kernel)) ||
+                0 != check(cudaFuncGetAttributes(&attr, part_gcoll_gate)))
+                   ? -1 : 0;
     }
     if (MCA_PART_UCX_GCOLL_GATED == how) {
         part_gcoll_gate<<<1, GCOLL_GATE_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch);
