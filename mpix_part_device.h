@@ -51,9 +51,22 @@
  * instead of per partition.
  *
  * The handle carries the request's aggregation level and mechanism in its
- * two low bits (device allocations are at least 256-byte aligned), so that a
- * kernel branches on its argument instead of on a load, which a kernel
+ * three low bits (device allocations are at least 256-byte aligned), so that
+ * a kernel branches on its argument instead of on a load, which a kernel
  * writing at full memory bandwidth waits for as long as for its stores.
+ *
+ * Stream-ordered marks (MPIX_PREQUEST_TAG_ORDERED): a collective declared
+ * "mpix_stream_kernels" whose GPU engine runs after the producing kernels
+ * on the application's stream (part_ucx_coll_gpu_after_bytes). Its epochs
+ * start and complete only on a stream, so every kernel that calls
+ * MPIX_Pready has finished when the wait's kernels run: MPIX_Pready then
+ * only marks its partition (one store, no count, no fence, no barrier),
+ * and the wait's first kernel checks the marks and publishes them, with one
+ * release for the whole rank. A block that holds its SM slot until its
+ * leader's fence and atomic return costs a short producer more than twice
+ * its time at large grids; one store costs it a few percent. Calls beyond
+ * the threshold are not counted then; a partition no call marked fails
+ * the request (MPIX_PREQUEST_ERR_UNREADY).
  */
 
 #ifndef MPIX_PART_DEVICE_H
@@ -67,9 +80,9 @@
 /* The layout of struct mpix_prequest_s, which kernels read inline: a
  * program passes the layout it was compiled with to MPIX_Prequest_create
  * (MPIX_PREQUEST_LAYOUT of <mpi-ext.h>), and an Open MPI with another one
- * fails the call. Any change of the struct takes a new number, here and
- * in ompi/mpiext/part/c/mpiext_part_c.h. */
-#define MPIX_PART_DEVICE_LAYOUT 3
+ * fails the call. Any change of the struct or of the handle's tag bits
+ * takes a new number, here and in ompi/mpiext/part/c/mpiext_part_c.h. */
+#define MPIX_PART_DEVICE_LAYOUT 4
 #if defined(MPIX_PREQUEST_LAYOUT) && MPIX_PREQUEST_LAYOUT != MPIX_PART_DEVICE_LAYOUT
 #error "mpix_part_device.h and mpi-ext.h come from different Open MPI installs"
 #endif
@@ -97,12 +110,15 @@ enum {
 /* The handle's low bits (MPIX_Prequest_create sets them). */
 #define MPIX_PREQUEST_TAG_BLOCK       ((uintptr_t) 1) /* aggregate MPIX_PREQUEST_AGGREGATE_BLOCK */
 #define MPIX_PREQUEST_TAG_KERNEL_COPY ((uintptr_t) 2) /* mechanism MPIX_PREQUEST_KERNEL_COPY */
-#define MPIX_PREQUEST_TAG_MASK        ((uintptr_t) 3)
+#define MPIX_PREQUEST_TAG_ORDERED     ((uintptr_t) 4) /* stream-ordered marks (above) */
+#define MPIX_PREQUEST_TAG_MASK        ((uintptr_t) 7)
 
 /* The bits of the request's error word (kernels set them, the host fails
  * the request with MPI_ERR_ARG). */
 #define MPIX_PREQUEST_ERR_PARTITION ((uint32_t) 1) /* out of range, or the wrong kind of handle */
 #define MPIX_PREQUEST_ERR_THRESHOLD ((uint32_t) 2) /* MPIX_Pready beyond the threshold in an epoch */
+/* stream-ordered marks: an epoch's wait found a partition no call marked */
+#define MPIX_PREQUEST_ERR_UNREADY   ((uint32_t) 4)
 
 /* Kernel copy: the mark of a group that a kernel left to the host (the
  * receiver's ready-to-receive of the epoch not visible yet): the host
@@ -607,6 +623,23 @@ __device__ static inline void mpix_part_mark(struct mpix_prequest_s *preq, int p
     ready[first] = mark;
 }
 
+/* Stream-ordered marks (MPIX_PREQUEST_TAG_ORDERED): the partition's mark
+ * word, in GPU memory, set to 1 (the wait's first kernel checks and clears
+ * it). Both loads are of fields fixed at MPIX_Prequest_create, through the
+ * read-only cache, and nothing waits for the store. */
+__device__ static inline int mpix_part_pready_ordered(int partition, struct mpix_prequest_s *preq)
+{
+    unsigned parts = __ldg(&preq->pready_parts);
+    uint64_t *marks = (uint64_t *) __ldg((const unsigned long long *) &preq->ready);
+
+    if ((unsigned) partition >= parts) {
+        mpix_part_error(preq, MPIX_PREQUEST_ERR_PARTITION);
+        return 0;
+    }
+    marks[partition] = 1;
+    return 0;
+}
+
 /* One call per thread, one counter update per thread; the completing
  * thread copies alone (kernel copy). */
 __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequest_s *preq)
@@ -614,6 +647,9 @@ __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequ
     bool copy = 0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_KERNEL_COPY);
     uint64_t e;
 
+    if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_ORDERED)) {
+        return mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq));
+    }
     preq = mpix_prequest_ptr(preq);
     struct mpix_part_count_s c = mpix_part_count_load(preq, partition);
     mpix_part_release(c, 1);
@@ -638,6 +674,9 @@ __device__ static inline int mpix_part_pready_warp(int partition, struct mpix_pr
     uint64_t e = 0;
     struct mpix_part_count_s c;
 
+    if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_ORDERED)) {
+        return (lane == leader) ? mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq)) : 0;
+    }
     preq = mpix_prequest_ptr(preq);
     if (lane == leader) {
         c = mpix_part_count_load(preq, partition);
@@ -694,6 +733,10 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
     uint64_t e, rtr = 0;
     struct mpix_part_count_s c;
 
+    if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_ORDERED)) {
+        /* no barrier: the marks are read once the kernel has finished */
+        return (0 == rank) ? mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq)) : 0;
+    }
     preq = mpix_prequest_ptr(preq);
     if (0 == rank) {
         c = mpix_part_count_load(preq, partition);
@@ -745,6 +788,11 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
  * all its threads. */
 __device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *preq)
 {
+    if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_ORDERED) &&
+        0 == ((uintptr_t) preq & MPIX_PREQUEST_TAG_BLOCK)) {
+        /* every caller marks: the same word from many lanes is one store */
+        return mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq));
+    }
     if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_BLOCK)) {
         return MPIX_Pready_block(partition, preq);
     }

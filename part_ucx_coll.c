@@ -643,14 +643,19 @@ static int mca_part_ucx_coll_pready(mca_part_ucx_request_t *req, size_t first,
 }
 
 static void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req,
-                                         volatile uint64_t *done_words)
+                                         volatile uint64_t *done_words, volatile uint32_t *error)
 {
     mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
     mca_part_ucx_coll_t *c = creq->coll;
     size_t u;
 
     if (NULL != c->gcoll) {
-        return; /* its kernel writes the done words the device request reads */
+        /* its kernel writes the done words the device request reads; its
+         * gate reports stream-ordered marks missing */
+        if (mca_part_ucx_gcoll_ordered(c) && OMPI_SUCCESS != mca_part_ucx_gcoll_attach(c, error)) {
+            req->error = MPI_ERR_INTERN;
+        }
+        return;
     }
     OPAL_THREAD_LOCK(&c->lock);
     c->done_words = done_words;

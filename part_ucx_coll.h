@@ -127,6 +127,9 @@ typedef struct mca_part_ucx_coll_t {
     int *gpu_pending_state;         /* per partition: state after the GPU work, or -1 */
     int gpu_op, gpu_type;           /* the kernels' op and element type */
     volatile uint64_t *done_words;  /* device request: epoch each partition completed */
+    /* info "mpix_stream_kernels": every epoch starts and completes on a
+     * stream, and only kernels on it between the two call MPIX_Pready */
+    bool stream_kernels;
     /* The GPU engine (part_ucx_coll_gpu.h) where every rank agreed to it:
      * no schedule, no channels; and the settings of it that every rank
      * must share (settled at init: mca_part_ucx_gcoll_params_t). */

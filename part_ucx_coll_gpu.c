@@ -39,7 +39,7 @@ struct mca_part_ucx_gcoll_t {
     int dargs_dev;
     void *win;                      /* this rank's window (args.win[me]) */
     size_t win_bytes, words_bytes;  /* all of it, its words */
-    int win_dev, scratch_dev;
+    int win_dev, scratch_dev, marks_dev;
     /* this rank's window, contribution and result, registered for the peers */
     ucp_mem_h memh[MCA_PART_UCX_GCOLL_REGIONS];
     ucp_rkey_h rkeys[MCA_PART_UCX_GCOLL_MAX_RANKS][MCA_PART_UCX_GCOLL_REGIONS];
@@ -496,6 +496,23 @@ static int mca_part_ucx_gcoll_exchange(mca_part_ucx_coll_t *c, mca_part_ucx_gcol
     return rc;
 }
 
+/* Stream-ordered marks (mca_part_ucx_gcoll_ordered), zero: no partition
+ * marked yet (the gate clears them after each epoch). */
+static int mca_part_ucx_gcoll_marks(mca_part_ucx_gcoll_args_t *a, int *dev)
+{
+    size_t bytes = a->user_parts * sizeof(uint64_t);
+    void *marks = NULL, *zero = calloc(1, bytes);
+    int rc = (NULL == zero) ? OMPI_ERR_OUT_OF_RESOURCE
+                            : mca_part_ucx_devmem_alloc(bytes, &marks, dev);
+
+    if (OMPI_SUCCESS == rc) {
+        a->marks = marks; /* freed with the engine, also where the copy failed */
+        rc = mca_part_ucx_device_copy_in(marks, zero, bytes);
+    }
+    free(zero);
+    return rc;
+}
+
 /* The host words and the kernel's arguments in GPU memory; the kernel
  * loaded (CUDA's lazy loading: see reduce_load). */
 static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g)
@@ -523,6 +540,10 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
     }
     a->epoch_dev = (volatile uint64_t *) (g->dargs + 1);
     a->host_marks = a->epoch_dev + 1;
+    if (c->stream_kernels && 0 != g->after_blocks &&
+        OMPI_SUCCESS != mca_part_ucx_gcoll_marks(a, &g->marks_dev)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     /* the arguments, and zero epoch and host marks' words (no epoch
      * completed yet: a counted start takes the host's) */
     if (OMPI_SUCCESS != mca_part_ucx_device_copy_in(g->dargs, a, sizeof(*a)) ||
@@ -719,6 +740,10 @@ void mca_part_ucx_gcoll_release(mca_part_ucx_coll_t *c)
     if (NULL != g->dargs) {
         mca_part_ucx_devmem_free(g->dargs, MCA_PART_UCX_GCOLL_DARGS_BYTES, g->dargs_dev);
     }
+    if (NULL != g->args.marks) {
+        mca_part_ucx_devmem_free(g->args.marks, g->args.user_parts * sizeof(uint64_t),
+                                 g->marks_dev);
+    }
     if (NULL != g->win) {
         mca_part_ucx_devmem_free(g->win, g->win_bytes, g->win_dev);
     }
@@ -882,7 +907,24 @@ bool mca_part_ucx_gcoll_parrived(const mca_part_ucx_coll_t *c, size_t first, siz
 
 volatile uint64_t *mca_part_ucx_gcoll_ready_words(const mca_part_ucx_coll_t *c)
 {
-    return c->gcoll->args.win[c->gcoll->args.me];
+    const mca_part_ucx_gcoll_args_t *a = &c->gcoll->args;
+
+    return (NULL != a->marks) ? (volatile uint64_t *) a->marks : a->win[a->me];
+}
+
+bool mca_part_ucx_gcoll_ordered(const mca_part_ucx_coll_t *c)
+{
+    return NULL != c->gcoll->args.marks;
+}
+
+int mca_part_ucx_gcoll_attach(mca_part_ucx_coll_t *c, volatile uint32_t *error)
+{
+    mca_part_ucx_gcoll_t *g = c->gcoll;
+
+    g->args.pready_error = error;
+    /* the one field: a kernel of an epoch under way may be reading the rest */
+    return mca_part_ucx_device_copy_in(&g->dargs->pready_error, &g->args.pready_error,
+                                       sizeof(g->args.pready_error));
 }
 
 volatile uint64_t *mca_part_ucx_gcoll_done_words(const mca_part_ucx_coll_t *c)

@@ -82,9 +82,17 @@ int mca_part_ucx_gcoll_pready(mca_part_ucx_coll_t *c, size_t u, uint64_t epoch);
 bool mca_part_ucx_gcoll_parrived(const mca_part_ucx_coll_t *c, size_t first, size_t last,
                                  uint64_t epoch);
 /* A device request's words: the ready words its kernels' MPIX_Pready marks
- * (GPU memory) and the done words MPIX_Parrived reads (host memory). */
+ * (GPU memory; the stream-ordered marks where mca_part_ucx_gcoll_ordered)
+ * and the done words MPIX_Parrived reads (host memory). */
 volatile uint64_t *mca_part_ucx_gcoll_ready_words(const mca_part_ucx_coll_t *c);
 volatile uint64_t *mca_part_ucx_gcoll_done_words(const mca_part_ucx_coll_t *c);
+/* Whether the kernels' MPIX_Pready only mark (MPIX_PREQUEST_TAG_ORDERED):
+ * a collective declared "mpix_stream_kernels" whose engine runs after the
+ * producers (part_ucx_coll_gpu_after_bytes); the gate publishes the marks. */
+bool mca_part_ucx_gcoll_ordered(const mca_part_ucx_coll_t *c);
+/* The device request's error word (NULL: none any more), where the gate
+ * reports a partition that no MPIX_Pready marked. */
+int mca_part_ucx_gcoll_attach(mca_part_ucx_coll_t *c, volatile uint32_t *error);
 /* Whether only this GPU's threads read the ready words and this rank's
  * data (every rank runs on this GPU, or a push allreduce), so a kernel's
  * MPIX_Pready releases its data at GPU scope. */

@@ -330,9 +330,14 @@ static int mca_part_ucx_coll_local(mca_part_ucx_coll_kind_t kind, const void *se
     rc = (OMPI_SUCCESS == mca_part_ucx_request_register(req))
              ? mca_part_ucx_request_dev_info(req, info) /* device requests: mpix_pready_threads */
              : MPI_ERR_NO_MEM;
+    if (MPI_SUCCESS == rc) {
+        /* as a send's: epochs only enqueued (MPI_Start fails) */
+        rc = mca_part_ucx_info_bool(info, "mpix_stream_kernels", &req->stream_only);
+    }
     if (MPI_SUCCESS != rc) {
         return rc;
     }
+    c->stream_kernels = req->stream_only;
     c->comm = comm;
     c->dtype = dtype;
     c->op = op;
@@ -452,6 +457,7 @@ static int mca_part_ucx_coll_init(mca_part_ucx_coll_kind_t kind, const void *sen
         mca_part_ucx_collreq(req)->gpu_ready = mca_part_ucx_gcoll_ready_words(c);
         mca_part_ucx_collreq(req)->gpu_done = mca_part_ucx_gcoll_done_words(c);
         mca_part_ucx_collreq(req)->gpu_scope = mca_part_ucx_gcoll_gpu_scope(c);
+        mca_part_ucx_collreq(req)->gpu_ordered = mca_part_ucx_gcoll_ordered(c);
     }
     t[2] = opal_timer_base_get_usec();
     if (MPI_SUCCESS != rc || 0 == c->parts || 0 == req->part_bytes || gpu_engine) {

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 24
+#define MCA_PART_UCX_DEVICE_ABI 25
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -129,6 +129,11 @@ typedef enum {
 /* gcoll's `how` */
 enum { MCA_PART_UCX_GCOLL_LAUNCH, MCA_PART_UCX_GCOLL_LOAD, MCA_PART_UCX_GCOLL_GATED };
 
+/* The error bit the gate sets in pready_error: mpix_part_device.h's
+ * MPIX_PREQUEST_ERR_UNREADY (the plugin does not include that header;
+ * part_ucx_devreq.c checks that the two agree). */
+#define MCA_PART_UCX_GCOLL_ERR_UNREADY 4u
+
 typedef struct mca_part_ucx_gcoll_args_t {
     int kind, op, dt;               /* dt/op: reductions */
     int me, n, root;
@@ -171,6 +176,13 @@ typedef struct mca_part_ucx_gcoll_args_t {
      * of host memory from a kernel takes about a microsecond, and every
      * waiting thread would make them) */
     const volatile uint64_t *host_marks;
+    /* GPU memory: stream-ordered marks (MPIX_PREQUEST_TAG_ORDERED), one
+     * word per user partition that its MPIX_Pready sets to 1 and the gate
+     * checks, clears and publishes; NULL where the kernels mark as usual */
+    uint64_t *marks;
+    /* host memory: the device request's error word, for the gate's
+     * MCA_PART_UCX_GCOLL_ERR_UNREADY (NULL: no device request) */
+    volatile uint32_t *pready_error;
 } mca_part_ucx_gcoll_args_t;
 
 /* A progress-engine send's epoch moved by its stream within a node

@@ -916,6 +916,53 @@ __device__ static inline void gcoll_gate_wait(const mca_part_ucx_gcoll_args_t &a
     }
 }
 
+/* Stream-ordered marks (a.marks, MPIX_PREQUEST_TAG_ORDERED): the stream
+ * ran this rank's producers before the gate, so a partition unmarked now
+ * stays so. The gate checks every mark (or the host's MPI_Pready), clears
+ * it for the next epoch, and publishes this rank's ready words after one
+ * release for them all, where each MPIX_Pready would have released its
+ * own. A partition nobody made ready fails the device request and is
+ * published all the same: no peer waits for it forever. Loads in batches,
+ * as the gate's, of four (eight spill 64 bytes of the gate's 32 registers,
+ * four 16, two none but take twice the round trips). */
+#define GCOLL_PUBLISH_BATCH 4
+__device__ static inline void gcoll_gate_publish(const mca_part_ucx_gcoll_args_t &a, uint64_t e)
+{
+    volatile uint64_t *marks = a.marks, *ready = gcoll_ready(a, a.me);
+    const uint64_t b = blockDim.x, parts = a.user_parts;
+    bool host = 0 != *a.host_marks;
+    int missing = 0;
+
+    for (uint64_t i0 = threadIdx.x; i0 < parts; i0 += GCOLL_PUBLISH_BATCH * b) {
+        uint64_t v[GCOLL_PUBLISH_BATCH];
+#pragma unroll
+        for (int j = 0; j < GCOLL_PUBLISH_BATCH; ++j) {
+            v[j] = (i0 + j * b < parts) ? marks[i0 + j * b] : 1;
+        }
+#pragma unroll
+        for (int j = 0; j < GCOLL_PUBLISH_BATCH; ++j) {
+            uint64_t u = i0 + j * b;
+            if (u < parts) {
+                missing |= (1 != v[j] && !(host && a.host_ready[u] >= e));
+                marks[u] = 0;
+            }
+        }
+    }
+    missing = __syncthreads_or(missing);
+    if (0 != missing && 0 == threadIdx.x && NULL != a.pready_error) {
+        *a.pready_error |= MCA_PART_UCX_GCOLL_ERR_UNREADY; /* the host fails the request */
+    }
+    /* what the host made ready: its data before the words, as step 1 */
+    if (host) {
+        part_fence_sys();
+    } else {
+        __threadfence();
+    }
+    for (uint64_t u = threadIdx.x; u < parts; u += b) {
+        ready[u] = e;
+    }
+}
+
 /* at most 32 registers a thread: half an SM's, room beside an engine's
  * block (part_ucx_coll_gpu.c, mca_part_ucx_gcoll_after) */
 __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 2)
@@ -928,6 +975,9 @@ __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 2)
 
     gcoll_take_args(&a, &epoch, args, epoch_arg);
     e = epoch;
+    if (NULL != a.marks) {
+        gcoll_gate_publish(a, e);
+    }
     pairs = (uint64_t) a.n * a.user_parts;
     /* a batch of words a thread loaded before any is compared: one round
      * trip for the batch, where a word at a time would take one each

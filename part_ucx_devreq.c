@@ -44,6 +44,8 @@
 
 _Static_assert(MCA_PART_UCX_DEV_STREAM_KERNELS == MPIX_PREQUEST_STREAM_KERNELS,
               "the host and the kernels agree on the word of kernel-counted epochs");
+_Static_assert(MCA_PART_UCX_GCOLL_ERR_UNREADY == MPIX_PREQUEST_ERR_UNREADY,
+              "the plugin's gate and the device header agree on the error bit");
 
 struct mca_part_ucx_dev_t {
     struct mpix_prequest_s host;    /* what the device copy holds */
@@ -367,13 +369,18 @@ static bool mca_part_ucx_devreq_failed(mca_part_ucx_request_t *req)
     }
     d->failed = true;
     mca_part_ucx_show_help(NULL, "device misuse",
-                   (MCA_PART_UCX_RECV == req->kind) ? "receive from" : "send to", req->peer,
+                   (MCA_PART_UCX_RECV == req->kind) ? "receive from"
+                   : (MCA_PART_UCX_COLL == req->kind) ? "collective, this is rank"
+                                                      : "send to", req->peer,
                    req->tag,
                    (bits & MPIX_PREQUEST_ERR_PARTITION)
                        ? "  - a partition out of range, or a handle of the wrong kind\n" : "",
                    (bits & MPIX_PREQUEST_ERR_THRESHOLD)
                        ? "  - more MPIX_Pready calls for a partition in an epoch than the "
                          "threshold\n" : "",
+                   (bits & MPIX_PREQUEST_ERR_UNREADY)
+                       ? "  - a partition that no MPIX_Pready made ready before the epoch's "
+                         "MPIX_Wait_enqueue (info \"mpix_stream_kernels\")\n" : "",
                    (unsigned) d->host.threshold);
     if (MPI_SUCCESS == req->error) {
         req->error = MPI_ERR_ARG;
@@ -431,6 +438,9 @@ static void mca_part_ucx_dev_destroy(mca_part_ucx_request_t *req, struct mca_par
     if (NULL == d) {
         return;
     }
+    if (MCA_PART_UCX_COLL == req->kind) {
+        req->ops->dev_attach(req, NULL, NULL); /* before the error word goes */
+    }
     if (NULL != d->dptr) {
         mca_part_ucx_devmem_free(d->dptr, d->dbytes, d->dev_id); /* counters included */
     }
@@ -441,7 +451,6 @@ static void mca_part_ucx_dev_destroy(mca_part_ucx_request_t *req, struct mca_par
     free(d->copied);
     free(d);
     if (MCA_PART_UCX_COLL == req->kind) {
-        req->ops->dev_attach(req, NULL);
         OPAL_THREAD_LOCK(&m->lock);
         mca_part_ucx_block_free(&creq->coll_done_block);
         OPAL_THREAD_UNLOCK(&m->lock);
@@ -734,6 +743,9 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         d->host.arrived = creq->gpu_done;
         d->host.mark_gpu_scope = creq->gpu_scope ? 1 : 0;
     }
+    if (gpu_engine && creq->gpu_ordered) {
+        MCA_PART_UCX_VERBOSE(10, "device request of a collective: stream-ordered marks");
+    }
     d->host.epoch = d->epoch_block.addr;
     d->host.rtr = (const uint64_t *) d->epoch_block.addr + MCA_PART_UCX_DEV_RTR;
     d->host.error = (volatile uint32_t *) ((uint64_t *) d->epoch_block.addr +
@@ -793,14 +805,16 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     d->pending = req->parts;
     d->first_unseen = 0;
     if (NULL != req->ops->dev_attach) {
-        req->ops->dev_attach(req, creq->coll_done_block.addr);
+        req->ops->dev_attach(req, creq->coll_done_block.addr, d->host.error);
     }
     /* What kernels branch on travels in the handle (mpix_part_device.h). */
     d->handle = (MPIX_Prequest) ((uintptr_t) d->dptr |
                                  ((MPIX_PREQUEST_AGGREGATE_BLOCK == d->host.aggregate)
                                       ? MPIX_PREQUEST_TAG_BLOCK : 0) |
                                  ((MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism)
-                                      ? MPIX_PREQUEST_TAG_KERNEL_COPY : 0));
+                                      ? MPIX_PREQUEST_TAG_KERNEL_COPY : 0) |
+                                 ((gpu_engine && creq->gpu_ordered) ? MPIX_PREQUEST_TAG_ORDERED
+                                                                    : 0));
     OPAL_THREAD_LOCK(&m->lock);
     if (!mca_part_ucx_dev_handles_ready) {
         OBJ_CONSTRUCT(&mca_part_ucx_dev_handles, opal_hash_table_t);

@@ -61,7 +61,8 @@ typedef struct mca_part_ucx_request_ops_t {
     bool (*idle)(const mca_part_ucx_request_t *req);
     /* A device request bound to it (done_words: where kernels see partitions
      * done) or unbound (NULL), NULL: nothing to tell. */
-    void (*dev_attach)(mca_part_ucx_request_t *req, volatile uint64_t *done_words);
+    void (*dev_attach)(mca_part_ucx_request_t *req, volatile uint64_t *done_words,
+                       volatile uint32_t *error);
     /* Whether the request (or, for a collective, one of its channels) still
      * waits for its peer's setup, NULL: never. Stream-ordered epochs begin
      * only after: finishing a setup may call CUDA synchronously (a
@@ -313,6 +314,7 @@ typedef struct mca_part_ucx_collreq_t {
      * words its kernel writes (host memory); NULL without the engine. */
     volatile uint64_t *gpu_ready, *gpu_done;
     bool gpu_scope; /* the engine's ranks all on this GPU (mca_part_ucx_gcoll_gpu_scope) */
+    bool gpu_ordered; /* gpu_ready are stream-ordered marks (mca_part_ucx_gcoll_ordered) */
 } mca_part_ucx_collreq_t;
 
 OBJ_CLASS_DECLARATION(mca_part_ucx_collreq_t);

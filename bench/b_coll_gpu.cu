@@ -27,7 +27,9 @@
  * BENCH_NO_TRADITIONAL=1 leaves out the traditional and NCCL rows (a sweep
  * of the partitioned ones: bench/run-coll-blocks.sh); BENCH_NO_HOST=1 the
  * host-started partitioned row (timing experiments whose MPIX_Pready takes
- * the epoch a stream wrote).
+ * the epoch a stream wrote). BENCH_STREAM_KERNELS=1 gives the stream-ordered
+ * request the info key "mpix_stream_kernels" (its MPIX_Pready only marks
+ * where part_ucx_coll_gpu_after_bytes runs the engine after the producers).
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -145,6 +147,7 @@ __global__ void __launch_bounds__(1024, 2)
     compute_pready(float *x, int it, const int *ebase, int r, int bpp, MPIX_Prequest preq)
 {
     unsigned long long t0 = TRACE_NOW();
+    (void) t0; /* used by traced builds only */
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, epoch_at(it, ebase));
     BENCH_PREADY(blockIdx.x / bpp, preq);
@@ -275,6 +278,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         MPI_Info_set(info, "mpix_pready_threads", threads);
         MPI_Info_set(info, "mpix_pready_aggregate",
                      getenv("BENCH_AGGREGATE") ? getenv("BENCH_AGGREGATE") : "block");
+        if (getenv("BENCH_STREAM_KERNELS")) MPI_Info_set(info, "mpix_stream_kernels", "true");
         MPIX_Pallreduce_init(x, y, parts, (int) (n / parts), MPI_FLOAT, MPI_SUM, scomm, info, &req);
         MPI_Info_free(&info);
         MPIX_Prequest_create(req, &preq);

@@ -25,6 +25,13 @@
  *       MPIX_Parrived before the wait), MPIX_Wait_enqueue, then one
  *       synchronization of the stream and the checks; MPI_Test must find
  *       the request complete after the last epoch
+ *   -K  (with -S) the info key "mpix_stream_kernels": after the epochs,
+ *       MPI_Start must fail with MPI_ERR_REQUEST
+ *   -M E  (with -K) in epoch E, the last (-e E), rank 0's fill kernel
+ *       writes partition 0 but makes no MPIX_Pready for it: the epoch's
+ *       data is still checked, and MPI_Test must then fail with
+ *       MPI_ERR_ARG on rank 0 only (a partition nobody made ready, where
+ *       the kernels only mark: part_ucx_coll_gpu_after_bytes)
  *   -V NAME=VALUE  MCA variable NAME set to VALUE in the odd ranks only
  *   -G 1|0  the collective ran (1) or did not run (0) on the GPU engine
  *       (MPI_T counter part_ucx_coll_gpu_epochs: at least one epoch a rank,
@@ -75,7 +82,7 @@ __host__ __device__ static inline int val(int rank, int epoch, long part, long i
  * for all but alltoall), then marks it ready from the device. */
 template <typename T>
 __global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, int epoch, int prod,
-                            int automatic, MPIX_Prequest preq)
+                            int automatic, MPIX_Prequest preq, int skip = -1)
 {
     int p = blockIdx.x;
     for (int b = 0; b < blocks; ++b) {
@@ -83,6 +90,9 @@ __global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, in
             long j = (long) b * n + (long) p * count + k;
             mine[j] = (T) val(rank, epoch, p, j, prod);
         }
+    }
+    if (p == skip) {
+        return; /* -M: misuse */
     }
     if (automatic) {
         MPIX_Pready(p, preq);
@@ -119,6 +129,7 @@ struct opts {
     const char *aggregate;          /* -A: automatic MPIX_Pready, this aggregation */
     MPI_Op op;
     int stream;                     /* -S */
+    int kernels_only, miss;         /* -K, -M */
 };
 
 template <typename T> static void run(const opts &o, MPI_Datatype type)
@@ -171,6 +182,8 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     MPI_Info_create(&info);
     MPI_Info_set(info, "mpix_pready_threads", "128");
     if (o.aggregate) MPI_Info_set(info, "mpix_pready_aggregate", o.aggregate);
+    if (o.kernels_only) MPI_Info_set(info, "mpix_stream_kernels", "true");
+    if (o.miss) T_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     if (C_ALLREDUCE == coll) {
         T_MPI(MPIX_Pallreduce_init(s, rbuf, parts, count, type, o.op, comm,
                                    info, &req));
@@ -229,7 +242,8 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
             if (contributes) {
                 fill_kernel<T><<<parts, 128, 0, stream>>>(mine + moff, n, count,
                                                           (C_ALLTOALL == coll) ? size : 1, rank,
-                                                          e, prod, NULL != o.aggregate, preq);
+                                                          e, prod, NULL != o.aggregate, preq,
+                                                          (e == o.miss && 0 == rank) ? 0 : -1);
                 CUDA(cudaGetLastError());
             }
             if (kpoll) {
@@ -299,9 +313,25 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     if (o.stream) {
         /* every enqueued epoch is complete: MPI_Test says so at once */
         int done = 0;
-        T_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-        T_CHECK(done, "MPI_Test after the stream completed: not complete");
-        T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        if (o.miss) {
+            int c = t_class(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+            T_CHECK((0 == rank) ? MPI_ERR_ARG == c : MPI_SUCCESS == c,
+                    "-M: MPI_Test on rank %d gave class %d", rank, c);
+            T_CHECK(done || 0 == rank, "MPI_Test after the stream completed: not complete");
+            if (!done) (void) MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            T_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+            T_CHECK(done, "MPI_Test after the stream completed: not complete");
+            T_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        }
+    }
+    if (o.kernels_only) {
+        /* a request whose epochs are only enqueued never starts on the host */
+        T_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+        int c = t_class(MPI_Start(&req));
+        T_CHECK(MPI_ERR_REQUEST == c, "-K: MPI_Start gave class %d, not MPI_ERR_REQUEST", c);
+        c = t_class(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        T_CHECK(MPI_ERR_REQUEST == c, "-K: MPI_Wait after MPI_Start gave class %d", c);
     }
     if (NULL != preq) T_MPI(MPIX_Prequest_free(&preq));
     T_MPI(MPI_Request_free(&req));
@@ -373,7 +403,7 @@ int main(int argc, char **argv)
 {
     opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
     int dbl = 0, opt, engine = -1;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOSA:G:V:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOSKM:A:G:V:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -401,10 +431,16 @@ int main(int argc, char **argv)
         case 'G': engine = atoi(optarg); break;
         case 'V': t_mca_odd_ranks(optarg); break;
         case 'S': o.stream = 1; break;
+        case 'K': o.kernels_only = 1; break;
+        case 'M': o.miss = atoi(optarg); break;
         default: return 2;
         }
     }
 
+    if ((o.kernels_only && !o.stream) || (o.miss && (!o.kernels_only || o.miss != o.epochs))) {
+        fprintf(stderr, "g_coll: -K needs -S, -M E needs -K and -e E\n");
+        return 2;
+    }
     if (o.stream && (!o.kernel || o.late)) {
         fprintf(stderr, "g_coll: -S needs -k, and not -L (kernels make stream-ordered "
                         "epochs' partitions ready)\n");

@@ -61,7 +61,7 @@ OMPI_DECLSPEC int MPIX_Pbuf_prepareall(int count, MPI_Request requests[]);
  * MPI_ERR_UNSUPPORTED_OPERATION instead of letting kernels read a request
  * they do not understand. */
 typedef struct mpix_prequest_s *MPIX_Prequest;
-#define MPIX_PREQUEST_LAYOUT 3
+#define MPIX_PREQUEST_LAYOUT 4
 OMPI_DECLSPEC int MPIX_Prequest_create_layout(MPI_Request request, MPIX_Prequest *preq,
                                               int layout);
 #define MPIX_Prequest_create(request, preq) \
