@@ -266,6 +266,13 @@ static void check_stream_kernels(MPI_Comm comm)
         T_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         T_MPI(MPI_Request_free(&r));
     }
+    /* a collective declared so: the same refusal (every rank calls it) */
+    T_MPI(MPI_Info_set(info, "mpix_stream_kernels", "true"));
+    T_MPI(MPIX_Pallreduce_init(MPI_IN_PLACE, buf, PARTS, COUNT, MPI_INT32_T, MPI_SUM, comm, info,
+                               &r));
+    T_EXPECT(MPI_Start(&r), MPI_ERR_REQUEST);
+    T_EXPECT(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    T_CHECK(MPI_REQUEST_NULL == r, "the failed collective is still there");
     T_MPI(MPI_Info_free(&info));
 }
 
