@@ -332,15 +332,16 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     if (NULL != preq) T_MPI(MPIX_Prequest_free(&preq));
     if (o.kernels_only && MPI_REQUEST_NULL != req) {
         /* a request whose epochs are only enqueued never starts on the host;
-         * MPI_Start reports on MPI_COMM_SELF (no communicator argument),
-         * MPI_Wait on the request's */
+         * Open MPI's MPI_Start reports on MPI_COMM_WORLD (no communicator
+         * argument), MPI_Wait on the request's */
         T_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-        T_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+        T_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
         int c = t_class(MPI_Start(&req));
         T_CHECK(MPI_ERR_REQUEST == c, "-K: MPI_Start gave class %d, not MPI_ERR_REQUEST", c);
         c = t_class(MPI_Wait(&req, MPI_STATUS_IGNORE));
         T_CHECK(MPI_ERR_REQUEST == c, "-K: MPI_Wait after MPI_Start gave class %d", c);
         T_CHECK(MPI_REQUEST_NULL == req, "-K: the failed request is still there");
+        T_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     }
     if (MPI_REQUEST_NULL != req) T_MPI(MPI_Request_free(&req));
     if (MPI_COMM_WORLD != comm) T_MPI(MPI_Comm_free(&comm));
