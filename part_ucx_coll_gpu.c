@@ -540,7 +540,7 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
     }
     a->epoch_dev = (volatile uint64_t *) (g->dargs + 1);
     a->host_marks = a->epoch_dev + 1;
-    if (c->stream_kernels && 0 != g->after_blocks &&
+    if (c->stream_kernels && c->user_pready && 0 != g->after_blocks &&
         OMPI_SUCCESS != mca_part_ucx_gcoll_marks(a, &g->marks_dev)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }

@@ -370,7 +370,7 @@ static bool mca_part_ucx_devreq_failed(mca_part_ucx_request_t *req)
     d->failed = true;
     mca_part_ucx_show_help(NULL, "device misuse",
                    (MCA_PART_UCX_RECV == req->kind) ? "receive from"
-                   : (MCA_PART_UCX_COLL == req->kind) ? "collective, this is rank"
+                   : (MCA_PART_UCX_COLL == req->kind) ? "collective, this is"
                                                       : "send to", req->peer,
                    req->tag,
                    (bits & MPIX_PREQUEST_ERR_PARTITION)
