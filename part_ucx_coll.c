@@ -651,10 +651,13 @@ static void mca_part_ucx_coll_dev_attach(mca_part_ucx_request_t *req,
 
     if (NULL != c->gcoll) {
         /* its kernel writes the done words the device request reads; its
-         * gate reports stream-ordered marks missing */
+         * gate reports stream-ordered marks missing (the lock: another
+         * thread's launch reads the engine's arguments) */
+        OPAL_THREAD_LOCK(&c->lock);
         if (mca_part_ucx_gcoll_ordered(c) && OMPI_SUCCESS != mca_part_ucx_gcoll_attach(c, error)) {
             req->error = MPI_ERR_INTERN;
         }
+        OPAL_THREAD_UNLOCK(&c->lock);
         return;
     }
     OPAL_THREAD_LOCK(&c->lock);
