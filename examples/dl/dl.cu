@@ -190,6 +190,11 @@ int main(int argc, char **argv)
             /* every thread of a block calls it for one partition: one
              * counter update per block instead of one per warp */
             if (0 == per_part % THREADS) MPI_Info_set(info, "mpix_pready_aggregate", "block");
+            /* stream mode: every epoch is enqueued and only the gradient
+             * kernel, between start and wait, makes partitions ready; with
+             * --mca part_ucx_coll_gpu_after_bytes (every rank on one GPU)
+             * its MPIX_Pready then only marks (MPIX_Pallreduce_init(3)) */
+            if (M_STREAM == m) MPI_Info_set(info, "mpix_stream_kernels", "true");
             MPIX_Pallreduce_init(g, gsum, parts, per_part, MPI_DOUBLE, MPI_SUM, comm, info, &req);
             MPI_Info_free(&info);
             /* the device request before the first enqueued epoch */
