@@ -32,6 +32,12 @@
  *                        says so in each rank's window; a rank is done
  *                        once every slice of its result is there and every
  *                        rank has read its data
+ * BENCH_KERNEL_EVENTS=1 adds two rows timed by CUDA events around the
+ * kernel alone (its time on the GPU, not the host's launch and
+ * synchronization): kernel_events, back to back, and kernel_after_writes,
+ * each after a copy that leaves as many bytes of other lines written in
+ * L2 as the kernel writes (as an engine's results do before the next
+ * epoch's producer).
  * Epoch e's values depend on the rank, the epoch and the element; every
  * variant's last epoch is checked on every rank. Output: CSV rows
  * gallreduce,COMPONENT,GRID,RANKS,us an epoch,us on rank 0. */
@@ -238,6 +244,32 @@ static void run(int grid, cudaStream_t s, cudaStream_t cs)
         if (it >= 0) t += MPI_Wtime() - t0;
     }
     report("kernel_copy_limit", grid, t, iters);
+
+    if (NULL != getenv("BENCH_KERNEL_EVENTS")) {
+        cudaEvent_t k0, k1;
+        CUDA(cudaEventCreate(&k0));
+        CUDA(cudaEventCreate(&k1));
+        for (int after = 0; after < 2; ++after) {
+            float ms, sum = 0;
+            for (int it = -1; it < iters; ++it) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (after) {
+                    /* the window's data into the second half of scratch */
+                    CUDA(cudaMemcpyAsync((char *) scratch + bytes, win, bytes,
+                                         cudaMemcpyDeviceToDevice, s));
+                }
+                CUDA(cudaEventRecord(k0, s));
+                produce_plain<<<grid, THREADS, 0, s>>>(scratch, rank, 1);
+                CUDA(cudaEventRecord(k1, s));
+                CUDA(cudaEventSynchronize(k1));
+                CUDA(cudaEventElapsedTime(&ms, k0, k1));
+                if (it >= 0) sum += ms;
+            }
+            report(after ? "kernel_after_writes" : "kernel_events", grid, 1e-3 * sum, iters);
+        }
+        CUDA(cudaEventDestroy(k0));
+        CUDA(cudaEventDestroy(k1));
+    }
 
     /* one-shot and two-shot, host-started, then stream-ordered (fork before
      * the kernel, join after it) */
