@@ -12,8 +12,10 @@
 #     b_coll_oneshot with BENCH_KERNEL_EVENTS: the kernel's own time by
 #     events, back to back (kernel_events) and each after a copy that
 #     leaves as many written lines (kernel_after_writes), np 1, 2 and 4.
-#     If kernel_after_writes comes near 80 us: try the engine's result
-#     stores with an evict-first hint (__stcs) as a plugin variant.
+#     And the engine's result stores with an evict-first hint (__stcs:
+#     engine-stcs-experiment.diff, a plugin variant; copy it to
+#     .bundle/exp/engine-stcs.diff first) against the plugin as built, with
+#     the marks, np 2 and 4, 4 and 64 MiB.
 set -u
 . bench/call-common.sh .bundle/part-ucx.tar.xz || exit 1
 mps_start
@@ -28,5 +30,17 @@ for r in 1 2; do
   done
 done
 echo "kernel events at $(el) s"
+variants engine-stcs
+export BENCH_NO_TRADITIONAL=1 BENCH_STREAM_KERNELS=1
+for r in 1 2; do
+  for np in 2 4; do
+    for v in base engine-stcs; do
+      use $v
+      run $np -$v-r$r 1024,16384 --mca part_ucx_coll_gpu_after_bytes 1 -x BENCH_STREAM_KERNELS >> $OUT/mps-stcs.csv
+    done
+  done
+done
+use base
+echo "stcs at $(el) s"
 mps_stop
 # run: O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT; bash bench/results/h200x1-coll/s19/next-s20.sh 2>&1 | tail; tar -cJf $O/n.tar.xz -C /tmp o
