@@ -742,9 +742,9 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         d->host.ready = creq->gpu_ready;
         d->host.arrived = creq->gpu_done;
         d->host.mark_gpu_scope = creq->gpu_scope ? 1 : 0;
-    }
-    if (gpu_engine && creq->gpu_ordered) {
-        MCA_PART_UCX_VERBOSE(10, "device request of a collective: stream-ordered marks");
+        if (creq->gpu_ordered) {
+            MCA_PART_UCX_VERBOSE(10, "device request of a collective: stream-ordered marks");
+        }
     }
     d->host.epoch = d->epoch_block.addr;
     d->host.rtr = (const uint64_t *) d->epoch_block.addr + MCA_PART_UCX_DEV_RTR;

@@ -251,7 +251,6 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
                 CUDA(cudaGetLastError());
             }
             T_MPI(MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE));
-            CUDA(cudaStreamSynchronize(stream));
         } else {
             T_MPI(MPI_Start(&req));
             if (NULL == preq && (o.kernel || o.kpoll)) {
