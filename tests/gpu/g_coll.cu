@@ -55,7 +55,9 @@
  *       1, or two ranks from part_ucx_coll_gpu_span_twoshot_push_bytes);
  *       -G 14: two-shot, its slices pulled (none bulk pushed); -G 15:
  *       two-shot where the ranks are on more than one GPU, not two-shot
- *       where they share one (part_ucx_coll_gpu_span_twoshot_bytes) */
+ *       where they share one (part_ucx_coll_gpu_span_twoshot_bytes); -G 16:
+ *       on the GPU engine, every epoch after the producers on the ranks
+ *       that make partitions ready (part_ucx_coll_gpu_after_epochs) */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <mpix_part.h>
@@ -387,15 +389,16 @@ static int spans_gpus(void)
 }
 
 /* The GPU engine's epoch counters (all, two-shot, push, bulk push, bulk
- * push in lines), from now on. */
-enum { GPU_COUNTERS = 5 };
+ * push in lines, after the producers), from now on. */
+enum { GPU_COUNTERS = 6 };
 static void gpu_epochs_begin(MPI_T_pvar_session *session, MPI_T_pvar_handle *handle)
 {
     static const char *const names[GPU_COUNTERS] = {"part_ucx_coll_gpu_epochs",
                                                     "part_ucx_coll_gpu_twoshot_epochs",
                                                     "part_ucx_coll_gpu_push_epochs",
                                                     "part_ucx_coll_gpu_bulk_epochs",
-                                                    "part_ucx_coll_gpu_ll128_epochs"};
+                                                    "part_ucx_coll_gpu_ll128_epochs",
+                                                    "part_ucx_coll_gpu_after_epochs"};
     int provided, index, n = 0;
 
     T_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
@@ -471,12 +474,22 @@ int main(int argc, char **argv)
     if (dbl) run<double>(o, MPI_DOUBLE);
     else run<int>(o, MPI_INT);
     if (engine >= 0) {
-        unsigned long long n = 0, two = 0, push = 0, bulk = 0, lines = 0;
+        unsigned long long n = 0, two = 0, push = 0, bulk = 0, lines = 0, after = 0;
         T_MPI(MPI_T_pvar_read(session, handle[0], &n));
         T_MPI(MPI_T_pvar_read(session, handle[1], &two));
         T_MPI(MPI_T_pvar_read(session, handle[2], &push));
         T_MPI(MPI_T_pvar_read(session, handle[3], &bulk));
         T_MPI(MPI_T_pvar_read(session, handle[4], &lines));
+        T_MPI(MPI_T_pvar_read(session, handle[5], &after));
+        if (16 == engine) {
+            int rank, size;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            MPI_Comm_size(MPI_COMM_WORLD, &size);
+            T_CHECK((C_BCAST == o.coll && rank != o.root % size) || after == n,
+                    "%llu of %llu GPU-engine epochs after the producers, expected all", after,
+                    n);
+            engine = 1;
+        }
         if (engine >= 12 && engine <= 14) {
             bool want = 12 == engine || (13 == engine && spans_gpus());
             T_CHECK(two == n && (want ? bulk == n : 0 == bulk),
