@@ -141,7 +141,6 @@ typedef struct mca_part_ucx_params_t {
     bool coll_gpu_scope_fences;     /* GPU-scope fences where all ranks share one GPU */
     int coll_gpu_relay_bytes;       /* across GPUs the engine relays readiness up to these many bytes */
     int coll_gpu_priority;          /* the engine at the greatest priority: 0 never, 1 across GPUs, 2 also on one */
-    int coll_gpu_span_after_bytes;  /* ranks on more GPUs, stream-ordered marks: the engine after the producers up to these many bytes */
     int coll_gpu_after_bytes;       /* stream-ordered epochs from these many bytes on one GPU: the engine after the producers */
 } mca_part_ucx_params_t;
 

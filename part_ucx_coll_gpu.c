@@ -151,22 +151,7 @@ static void mca_part_ucx_gcoll_after(const mca_part_ucx_coll_t *c, mca_part_ucx_
     size_t blocks;
 
     g->after_blocks = 0;
-    if (span) {
-        /* On its own GPU the kernel needs no gate (no peer's producer
-         * wants its SMs) and keeps the blocks it has: each unit's block
-         * takes the marks itself (args.engine_marks). Only with the marks:
-         * a producer that counts and releases each partition gains
-         * nothing from an engine that waits for it to end. */
-        least = (size_t) mca_part_ucx_module.params.coll_gpu_span_after_bytes;
-        if (c->stream_kernels && c->user_pready && total <= least) {
-            g->after_blocks = g->blocks;
-            g->args.engine_marks = 1;
-            MCA_PART_UCX_VERBOSE(10, "GPU engine: stream-ordered epochs after the producers, "
-                                 "%u blocks, no gate", g->after_blocks);
-        }
-        return;
-    }
-    if (0 == least || total < least || sms <= 0 || sharing < 1) {
+    if (span || 0 == least || total < least || sms <= 0 || sharing < 1) {
         return;
     }
     blocks = mca_part_ucx_gcoll_max(1, (size_t) sms / (size_t) sharing);
@@ -847,8 +832,7 @@ int mca_part_ucx_gcoll_join(mca_part_ucx_coll_t *c, void *stream)
     if (0 != g->after_blocks) {
         mca_part_ucx_count(MCA_PART_UCX_PVAR_COLL_GPU_AFTER, 1);
         return (0 == c->gpu->gcoll(&g->args, g->dargs, g->enq_epoch, g->enq_word, g->after_blocks,
-                                   stream, g->args.engine_marks ? MCA_PART_UCX_GCOLL_LAUNCH
-                                                                : MCA_PART_UCX_GCOLL_GATED))
+                                   stream, MCA_PART_UCX_GCOLL_GATED))
                    ? OMPI_SUCCESS : OMPI_ERROR;
     }
     if (0 != c->gpu->stream_wait_event(c->stream, g->fork) ||

@@ -361,16 +361,6 @@ static int mca_part_ucx_component_register(void)
         "0: never (the kernel runs beside the producers)",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->coll_gpu_after_bytes);
-    mca_part_ucx_var("coll_gpu_span_after_bytes",
-        "GPU engine, ranks on more than one GPU: a stream-ordered epoch of at most this "
-        "many bytes of a collective whose info declared mpix_stream_kernels, on a rank "
-        "that makes partitions ready, runs its kernel after the work enqueued before "
-        "MPIX_Wait_enqueue on the application's stream, with no gate: device MPIX_Pready "
-        "only marks its partition, and the kernel's blocks check and publish the marks. "
-        "Partitions then move only after the producing kernels. 0: never (the kernel runs "
-        "beside the producers); this rank's launches only, the ranks need not agree",
-        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->coll_gpu_span_after_bytes);
     mca_part_ucx_var("join_bytes_gpu",
         "part_ucx_join_bytes for GPU data",
         MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,

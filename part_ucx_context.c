@@ -78,7 +78,6 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .coll_gpu_relay_bytes = 2 << 20,
         .coll_gpu_priority = 1,
         .coll_gpu_after_bytes = 0,
-        .coll_gpu_span_after_bytes = 0,
         .device_gpu_scope_fences = true,
     },
 };

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 26
+#define MCA_PART_UCX_DEVICE_ABI 25
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -153,11 +153,6 @@ typedef struct mca_part_ucx_gcoll_args_t {
     /* 1: the kernel goes at the greatest stream priority
      * (part_ucx_coll_gpu_priority) */
     unsigned char urgent;
-    /* 1: stream-ordered marks (`marks`) where no gate runs: the kernel goes
-     * after the producers, and the block of the unit in which a user
-     * partition begins checks, clears and publishes its mark
-     * (part_ucx_coll_gpu_span_after_bytes, the ranks on more than one GPU) */
-    unsigned char engine_marks;
     uint64_t user_parts, user_bytes; /* the user's partitions, bytes each */
     uint64_t units, unit_bytes;
     uint64_t block_bytes;           /* allgather, alltoall: a rank's block of the result */

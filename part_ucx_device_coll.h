@@ -295,44 +295,6 @@ __device__ static inline void gcoll_own_wait(const mca_part_ucx_gcoll_args_t &a,
     }
 }
 
-/* Step 1 with stream-ordered marks and no gate (a.engine_marks): the
- * stream ran this rank's producers before the kernel, so a mark not set
- * now never will be. The block of the unit in which user partition u
- * begins (unit start `off`) checks its mark (or the host's MPI_Pready),
- * clears it for the next epoch and publishes the ready word, as the gate
- * does for a whole epoch; the unit it ends in waits for that word. Every
- * thread of the block takes part (a barrier). A partition nobody made
- * ready fails the device request and is published all the same: no peer
- * waits for it forever. Where peers read the ready words themselves (no
- * relay), a release at system scope comes first: they are on other GPUs;
- * a relay's releases it. */
-__device__ static inline void gcoll_own_marks(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
-                                              uint64_t u0, uint64_t u1, uint64_t e)
-{
-    volatile uint64_t *marks = a.marks, *ready = gcoll_ready(a, a.me);
-    uint64_t first = u0 + (u0 * a.user_bytes < off); /* the first partition begun here */
-    bool host = 0 != *a.host_marks;
-    int missing = 0;
-
-    for (uint64_t u = first + threadIdx.x; u <= u1; u += blockDim.x) {
-        missing |= (1 != marks[u] && !(host && a.host_ready[u] >= e));
-        marks[u] = 0;
-    }
-    missing = __syncthreads_or(missing);
-    if (0 != missing && 0 == threadIdx.x && NULL != a.pready_error) {
-        *a.pready_error |= MCA_PART_UCX_GCOLL_ERR_UNREADY; /* the host fails the request */
-    }
-    if (!a.relay) {
-        part_fence_sys();
-    }
-    for (uint64_t u = first + threadIdx.x; u <= u1; u += blockDim.x) {
-        ready[u] = e;
-    }
-    if (first != u0 && 0 == threadIdx.x) {
-        gcoll_own_wait(a, u0, e); /* begun in the unit before */
-    }
-}
-
 /* Step 1: this rank's readiness of the user partitions [u0, u1], each by
  * one thread. */
 __device__ static inline void gcoll_own_ready(const mca_part_ucx_gcoll_args_t &a, uint64_t u0,
@@ -836,11 +798,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     for (k = blockIdx.x; k < a.units; k += gridDim.x) {
         len = gcoll_unit(a, k, &off, &u0, &u1);
         if (gcoll_readies(a)) {
-            if (a.engine_marks) {
-                gcoll_own_marks(a, off, u0, u1, e);
-            } else {
-                gcoll_own_ready(a, u0, u1, e);
-            }
+            gcoll_own_ready(a, u0, u1, e);
             if (a.relay) {
                 gcoll_relay(a, k, e);
             }

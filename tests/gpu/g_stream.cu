@@ -103,7 +103,8 @@
  *   -Y 0|1|2  with -R: the GPU engine's epochs ran after the producing
  *         kernels (part_ucx_coll_gpu_after_epochs, MPI_T) on every rank (1),
  *         on none (0), or on the odd ranks only (2: with -V
- *         part_ucx_coll_gpu_after_bytes=...)
+ *         part_ucx_coll_gpu_after_bytes=...); where the ranks span GPUs,
+ *         on none (after mode is for ranks that share one GPU)
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
  * the exit status is non-zero on any failed check. */
 #include <cuda_runtime.h>
@@ -747,7 +748,9 @@ int main(int argc, char **argv)
     }
     if (after >= 0) {
         unsigned long long n = 0;
-        bool want = 1 == after || (2 == after && 1 == s.rank % 2);
+        /* after mode is for ranks that share one GPU */
+        bool spans = g_spans_gpus(); /* collective: every rank */
+        bool want = (1 == after || (2 == after && 1 == s.rank % 2)) && !spans;
         T_MPI(MPI_T_pvar_read(after_session, after_handle, &n));
         T_CHECK(want ? n > 0 : 0 == n, "rank %d: %llu epochs after the producers, expected %s",
                 s.rank, n, want ? "some" : "none");

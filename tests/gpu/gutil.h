@@ -28,4 +28,22 @@ static inline int g_select_gpu(void)
     return ndev;
 }
 
+/* Whether the ranks of MPI_COMM_WORLD run on more than one GPU (by PCI
+ * address); collective. */
+static inline int g_spans_gpus(void)
+{
+    cudaDeviceProp prop;
+    int dev;
+    long long id[2];
+
+    CUDA(cudaGetDevice(&dev));
+    CUDA(cudaGetDeviceProperties(&prop, dev));
+    id[0] = ((long long) prop.pciDomainID << 32) | (prop.pciBusID << 8) | prop.pciDeviceID;
+    id[1] = -id[0];
+    if (MPI_SUCCESS != MPI_Allreduce(MPI_IN_PLACE, id, 2, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD)) {
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    return id[0] != -id[1];
+}
+
 #endif /* GUTIL_H */
