@@ -20,7 +20,9 @@
  *                  BENCH_GRAPH_EPOCHS: as partitioned_graph
  *   b_coll_gpu overhead          MPIX_Pallreduce_init on GPU buffers
  * BENCH_KERNEL_TIME=1 adds rows gkernel,compute|compute_pready: the kernel's
- * own time (CUDA events) without and with MPIX_Pready; -DBENCH_PREADY=
+ * own time (CUDA events) without and with MPIX_Pready, and rows
+ * gkernel,stream_pready_rankR: rank R's kernel inside the stream-ordered
+ * epochs (events around it on the stream, each epoch); -DBENCH_PREADY=
  * MPIX_Pready_block (or _warp, _thread) builds it with that level.
  * MPIX_Pready combines a block's calls (info "mpix_pready_aggregate"
  * "block"); BENCH_AGGREGATE=warp combines a warp's only.
@@ -34,6 +36,7 @@
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <vector>
 #include <mpi.h>
 #include <mpix_part.h>
 #include <mpix_part_device.h>
@@ -286,6 +289,10 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         MPIX_Pallreduce_init(x, y, parts, (int) (n / parts), MPI_FLOAT, MPI_SUM, scomm, info, &req);
         MPI_Info_free(&info);
         MPIX_Prequest_create(req, &preq);
+        /* BENCH_KERNEL_TIME: each epoch's kernel by a pair of events of its
+         * own (nothing waits for them inside the loop) */
+        std::vector<cudaEvent_t> ke(ktime ? 2 * iters : 0);
+        for (auto &e : ke) CUDA(cudaEventCreate(&e));
         for (int it = -1; it < iters; ++it) {
             if (0 == it) {
                 CUDA(cudaStreamSynchronize(s));
@@ -293,11 +300,26 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
                 t = MPI_Wtime();
             }
             MPIX_Start_enqueue(&req);
+            if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it], s));
             compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, NULL, rank, bpp, preq);
+            if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it + 1], s));
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
         }
         CUDA(cudaStreamSynchronize(s));
         t = MPI_Wtime() - t;
+        if (ktime) { /* every rank's mean, printed by rank 0 */
+            float ms, sum = 0;
+            for (int it = 0; it < iters; ++it) {
+                CUDA(cudaEventElapsedTime(&ms, ke[2 * it], ke[2 * it + 1]));
+                sum += ms;
+            }
+            for (auto &e : ke) CUDA(cudaEventDestroy(e));
+            std::vector<float> per(size);
+            sum = 1e3f * sum / iters;
+            MPI_Gather(&sum, 1, MPI_FLOAT, per.data(), 1, MPI_FLOAT, 0, MPI_COMM_WORLD);
+            for (int r = 0; 0 == rank && r < size; ++r)
+                printf("gkernel,stream_pready_rank%d,%d,%d,%.3f,us\n", r, grid, size, per[r]);
+        }
         MPI_Wait(&req, MPI_STATUS_IGNORE); /* the host sees the enqueued epochs complete */
         check(y, n, iters + 1, "partitioned_stream");
         report("partitioned_stream", grid, t, iters);
