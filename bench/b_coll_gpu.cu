@@ -32,6 +32,9 @@
  * the epoch a stream wrote). BENCH_STREAM_KERNELS=1 gives the stream-ordered
  * request the info key "mpix_stream_kernels" (its MPIX_Pready only marks
  * where part_ucx_coll_gpu_after_bytes runs the engine after the producers).
+ * BENCH_BETWEEN=none|copy|kcopy adds a row gkernel,between_MODE: the
+ * kernel's own time back to back with nothing, a cudaMemcpyAsync or a copy
+ * kernel of x into y between two (no MPI).
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -52,6 +55,15 @@ __global__ void compute(float *x, int it, int r)
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, it);
+}
+
+/* BENCH_BETWEEN's engine stand-in: y = x, grid-stride, 16 bytes a thread */
+__global__ void copy_between(float4 *y, const float4 *x, long n4)
+{
+    for (long i = blockIdx.x * (long) blockDim.x + threadIdx.x; i < n4;
+         i += (long) gridDim.x * blockDim.x) {
+        y[i] = x[i];
+    }
 }
 
 /* compute() with its epoch from ebase in a graph (nccl_graph) */
@@ -272,6 +284,41 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         MPI_Request_free(&req);
     } else {
         MPI_Info_free(&info);
+    }
+
+    /* BENCH_BETWEEN=none|copy|kcopy (timing only, no MPI): the kernel's
+     * own time by events, back to back on the stream with, between two
+     * kernels, nothing, a cudaMemcpyAsync of x into y, or a copy kernel on
+     * one block an SM (what an engine after the producers does to memory):
+     * rows gkernel,between_MODE */
+    const char *between = getenv("BENCH_BETWEEN");
+    if (NULL != between) {
+        std::vector<cudaEvent_t> be(2 * iters);
+        int sms = 0, dev;
+        float ms, sum = 0;
+        CUDA(cudaGetDevice(&dev));
+        CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        for (auto &e : be) CUDA(cudaEventCreate(&e));
+        CUDA(cudaStreamSynchronize(s));
+        for (int it = 0; it < iters; ++it) {
+            CUDA(cudaEventRecord(be[2 * it], s));
+            compute<<<grid, 1024, 0, s>>>(x, it + 1, rank);
+            CUDA(cudaEventRecord(be[2 * it + 1], s));
+            if (!strcmp(between, "copy")) {
+                CUDA(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, s));
+            } else if (!strcmp(between, "kcopy")) {
+                copy_between<<<sms, 1024, 0, s>>>((float4 *) y, (const float4 *) x,
+                                                  (long) (bytes / sizeof(float4)));
+            }
+        }
+        CUDA(cudaStreamSynchronize(s));
+        for (int it = 0; it < iters; ++it) {
+            CUDA(cudaEventElapsedTime(&ms, be[2 * it], be[2 * it + 1]));
+            sum += ms;
+        }
+        for (auto &e : be) CUDA(cudaEventDestroy(e));
+        if (0 == rank) printf("gkernel,between_%s,%d,%d,%.3f,us\n", between, grid, size,
+                              1e3f * sum / iters);
     }
 
     /* partitioned, stream-ordered: MPIX_Start_enqueue, the kernel,
