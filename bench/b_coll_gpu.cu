@@ -35,6 +35,9 @@
  * BENCH_BETWEEN=none|copy|kcopy adds a row gkernel,between_MODE: the
  * kernel's own time back to back with nothing, a cudaMemcpyAsync or a copy
  * kernel of x into y between two (no MPI).
+ * BENCH_PARTS=P: P partitions (a divisor of the grid; default up to 32).
+ * BENCH_STREAM_PLAIN=1 (timing, with BENCH_STREAM_KERNELS in after mode):
+ * the stream row's kernel makes no MPIX_Pready (the request then fails).
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -202,7 +205,10 @@ static double graph_run(cudaStream_t s, int iters, int base, int *epochs, long *
 static void allreduce(int grid, cudaStream_t s, void *nccl)
 {
     size_t n = (size_t) grid * 1024, bytes = n * sizeof(float);
-    int parts = grid < 32 ? grid : 32, bpp = grid / parts, iters = iters_for(bytes);
+    int parts = grid < 32 ? grid : 32, bpp, iters = iters_for(bytes);
+    if (getenv("BENCH_PARTS") && atoi(getenv("BENCH_PARTS")) > 0 && grid % atoi(getenv("BENCH_PARTS")) == 0)
+        parts = atoi(getenv("BENCH_PARTS"));
+    bpp = grid / parts;
     float *x, *y;
     double t;
     CUDA(cudaMalloc(&x, bytes));
@@ -328,6 +334,11 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
     if (NULL == getenv("BENCH_NO_STREAM")) {
         MPIX_Stream ms;
         MPI_Comm scomm = example_stream_comm(s, &ms);
+        /* BENCH_STREAM_PLAIN (timing only, with the marks): the stream row's
+         * kernel makes no MPIX_Pready; the gate publishes the partitions
+         * all the same and the request fails (MPI_ERR_ARG), data moved */
+        bool plain = NULL != getenv("BENCH_STREAM_PLAIN");
+        if (plain) MPI_Comm_set_errhandler(scomm, MPI_ERRORS_RETURN);
         MPI_Info_create(&info);
         MPI_Info_set(info, "mpix_pready_threads", threads);
         MPI_Info_set(info, "mpix_pready_aggregate",
@@ -348,7 +359,8 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             }
             MPIX_Start_enqueue(&req);
             if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it], s));
-            compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, NULL, rank, bpp, preq);
+            if (plain) compute<<<grid, 1024, 0, s>>>(x, it + 2, rank);
+            else compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, NULL, rank, bpp, preq);
             if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it + 1], s));
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
         }
@@ -375,14 +387,16 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
          * the stream and saw the epochs so far complete (MPI_Wait) */
         int epochs;
         long last;
-        t = graph_run(s, iters, iters + 1, &epochs, &last, [&](int k, const int *ebase) {
-            MPIX_Start_enqueue(&req);
-            compute_pready<<<grid, 1024, 0, s>>>(x, k, ebase, rank, bpp, preq);
-            MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
-        });
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
-        check(y, n, last, "partitioned_graph");
-        report("partitioned_graph", grid, t, epochs);
+        if (!plain) { /* (a failed request starts no more epochs) */
+            t = graph_run(s, iters, iters + 1, &epochs, &last, [&](int k, const int *ebase) {
+                MPIX_Start_enqueue(&req);
+                compute_pready<<<grid, 1024, 0, s>>>(x, k, ebase, rank, bpp, preq);
+                MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
+            });
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            check(y, n, last, "partitioned_graph");
+            report("partitioned_graph", grid, t, epochs);
+        }
         MPIX_Prequest_free(&preq);
         MPI_Request_free(&req);
         MPI_Comm_free(&scomm);
