@@ -37,7 +37,9 @@
  * kernel of x into y between two (no MPI).
  * BENCH_PARTS=P: P partitions (a divisor of the grid; default up to 32).
  * BENCH_STREAM_PLAIN=1 (timing, with BENCH_STREAM_KERNELS in after mode):
- * the stream row's kernel makes no MPIX_Pready (the request then fails).
+ * the stream row's kernel makes no MPIX_Pready (the request then fails);
+ * BENCH_STREAM_KERNEL=mark|ldg: it stores the marks itself, through a
+ * pointer argument or after MPIX_Pready's two loads.
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -66,6 +68,27 @@ __global__ void copy_between(float4 *y, const float4 *x, long n4)
     for (long i = blockIdx.x * (long) blockDim.x + threadIdx.x; i < n4;
          i += (long) gridDim.x * blockDim.x) {
         y[i] = x[i];
+    }
+}
+
+/* BENCH_STREAM_KERNEL's stand-ins for compute_pready inside marks epochs
+ * (timing): mark: thread 0 stores its partition's mark through a pointer
+ * given as an argument (no load); ldg: as MPIX_Pready's marks path, two
+ * loads of the request through the read-only cache, then the store. */
+__global__ void compute_mark(float *x, int it, int r, int bpp, uint64_t *marks)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, it);
+    if (0 == threadIdx.x) marks[blockIdx.x / bpp] = 1;
+}
+__global__ void compute_ldg(float *x, int it, int r, int bpp, struct mpix_prequest_s *preq)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, it);
+    if (0 == threadIdx.x) {
+        unsigned parts = __ldg(&preq->pready_parts);
+        uint64_t *marks = (uint64_t *) __ldg((const unsigned long long *) &preq->ready);
+        if (blockIdx.x / bpp < parts) marks[blockIdx.x / bpp] = 1;
     }
 }
 
@@ -339,6 +362,10 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
          * all the same and the request fails (MPI_ERR_ARG), data moved */
         bool plain = NULL != getenv("BENCH_STREAM_PLAIN");
         if (plain) MPI_Comm_set_errhandler(scomm, MPI_ERRORS_RETURN);
+        /* BENCH_STREAM_KERNEL=mark|ldg (timing, with the marks): the stream
+         * row's kernel is compute_mark or compute_ldg */
+        const char *skern = getenv("BENCH_STREAM_KERNEL");
+        int smode = (NULL == skern) ? 0 : !strcmp(skern, "mark") ? 1 : !strcmp(skern, "ldg") ? 2 : 0;
         MPI_Info_create(&info);
         MPI_Info_set(info, "mpix_pready_threads", threads);
         MPI_Info_set(info, "mpix_pready_aggregate",
@@ -347,6 +374,12 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         MPIX_Pallreduce_init(x, y, parts, (int) (n / parts), MPI_FLOAT, MPI_SUM, scomm, info, &req);
         MPI_Info_free(&info);
         MPIX_Prequest_create(req, &preq);
+        struct mpix_prequest_s *dreq = mpix_prequest_ptr(preq), hreq;
+        uint64_t *marks = NULL;
+        if (smode) {
+            CUDA(cudaMemcpy(&hreq, dreq, sizeof(hreq), cudaMemcpyDeviceToHost));
+            marks = (uint64_t *) hreq.ready;
+        }
         /* BENCH_KERNEL_TIME: each epoch's kernel by a pair of events of its
          * own (nothing waits for them inside the loop) */
         std::vector<cudaEvent_t> ke(ktime ? 2 * iters : 0);
@@ -360,6 +393,8 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             MPIX_Start_enqueue(&req);
             if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it], s));
             if (plain) compute<<<grid, 1024, 0, s>>>(x, it + 2, rank);
+            else if (1 == smode) compute_mark<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, marks);
+            else if (2 == smode) compute_ldg<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, dreq);
             else compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, NULL, rank, bpp, preq);
             if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it + 1], s));
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
@@ -387,7 +422,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
          * the stream and saw the epochs so far complete (MPI_Wait) */
         int epochs;
         long last;
-        if (!plain) { /* (a failed request starts no more epochs) */
+        if (!plain && !smode) { /* (a failed request starts no more epochs) */
             t = graph_run(s, iters, iters + 1, &epochs, &last, [&](int k, const int *ebase) {
                 MPIX_Start_enqueue(&req);
                 compute_pready<<<grid, 1024, 0, s>>>(x, k, ebase, rank, bpp, preq);
