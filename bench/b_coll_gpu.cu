@@ -38,8 +38,9 @@
  * BENCH_PARTS=P: P partitions (a divisor of the grid; default up to 32).
  * BENCH_STREAM_PLAIN=1 (timing, with BENCH_STREAM_KERNELS in after mode):
  * the stream row's kernel makes no MPIX_Pready (the request then fails);
- * BENCH_STREAM_KERNEL=mark|ldg: it stores the marks itself, through a
- * pointer argument or after MPIX_Pready's two loads.
+ * BENCH_STREAM_KERNEL=mark|ldg|ldgsb: it stores the marks itself, through
+ * a pointer argument or after MPIX_Pready's two loads (ldgsb: in a kernel
+ * with a barrier and shared memory it never uses).
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -85,6 +86,25 @@ __global__ void compute_ldg(float *x, int it, int r, int bpp, struct mpix_preque
 {
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, it);
+    if (0 == threadIdx.x) {
+        unsigned parts = __ldg(&preq->pready_parts);
+        uint64_t *marks = (uint64_t *) __ldg((const unsigned long long *) &preq->ready);
+        if (blockIdx.x / bpp < parts) marks[blockIdx.x / bpp] = 1;
+    }
+}
+
+/* compute_ldg with what MPIX_Pready's counted paths bring a kernel that
+ * never runs them: a barrier and 8 bytes of shared memory (ldgsb) */
+__global__ void compute_ldgsb(float *x, int it, int r, int bpp, struct mpix_prequest_s *preq)
+{
+    __shared__ uint64_t never;
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, it);
+    if (0xffffffffu == blockIdx.x + it) { /* never: an epoch's grid is smaller */
+        never = (uint64_t) it;
+        __syncthreads();
+        x[i] = (float) never;
+    }
     if (0 == threadIdx.x) {
         unsigned parts = __ldg(&preq->pready_parts);
         uint64_t *marks = (uint64_t *) __ldg((const unsigned long long *) &preq->ready);
@@ -365,7 +385,8 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         /* BENCH_STREAM_KERNEL=mark|ldg (timing, with the marks): the stream
          * row's kernel is compute_mark or compute_ldg */
         const char *skern = getenv("BENCH_STREAM_KERNEL");
-        int smode = (NULL == skern) ? 0 : !strcmp(skern, "mark") ? 1 : !strcmp(skern, "ldg") ? 2 : 0;
+        int smode = (NULL == skern) ? 0 : !strcmp(skern, "mark") ? 1 : !strcmp(skern, "ldg") ? 2
+                    : !strcmp(skern, "ldgsb") ? 3 : 0;
         MPI_Info_create(&info);
         MPI_Info_set(info, "mpix_pready_threads", threads);
         MPI_Info_set(info, "mpix_pready_aggregate",
@@ -395,6 +416,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             if (plain) compute<<<grid, 1024, 0, s>>>(x, it + 2, rank);
             else if (1 == smode) compute_mark<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, marks);
             else if (2 == smode) compute_ldg<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, dreq);
+            else if (3 == smode) compute_ldgsb<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, dreq);
             else compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, NULL, rank, bpp, preq);
             if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it + 1], s));
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
