@@ -40,7 +40,9 @@
  * the stream row's kernel makes no MPIX_Pready (the request then fails);
  * BENCH_STREAM_KERNEL=mark|ldg|ldgsb: it stores the marks itself, through
  * a pointer argument or after MPIX_Pready's two loads (ldgsb: in a kernel
- * with a barrier and shared memory it never uses).
+ * with a barrier and shared memory it never uses); markc|markd: through a
+ * pointer argument into a cudaMalloc'd array, one word a partition or a
+ * block (the request then fails).
  * Every mode's first iteration is checked. Output: CSV rows
  * bench,component,param1,param2,value,unit on rank 0 (param2: ranks). */
 #include <cuda_runtime.h>
@@ -386,7 +388,16 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
          * row's kernel is compute_mark or compute_ldg */
         const char *skern = getenv("BENCH_STREAM_KERNEL");
         int smode = (NULL == skern) ? 0 : !strcmp(skern, "mark") ? 1 : !strcmp(skern, "ldg") ? 2
-                    : !strcmp(skern, "ldgsb") ? 3 : 0;
+                    : !strcmp(skern, "ldgsb") ? 3 : !strcmp(skern, "markc") ? 4
+                    : !strcmp(skern, "markd") ? 5 : 0;
+        /* markc, markd (timing only: the request then fails): compute_mark
+         * into words of a cudaMalloc'd array instead of the request's marks,
+         * one a partition (markc) or one a block (markd) */
+        uint64_t *cmarks = NULL;
+        if (smode >= 4) {
+            CUDA(cudaMalloc(&cmarks, (size_t) grid * sizeof(uint64_t)));
+            MPI_Comm_set_errhandler(scomm, MPI_ERRORS_RETURN);
+        }
         MPI_Info_create(&info);
         MPI_Info_set(info, "mpix_pready_threads", threads);
         MPI_Info_set(info, "mpix_pready_aggregate",
@@ -417,6 +428,8 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             else if (1 == smode) compute_mark<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, marks);
             else if (2 == smode) compute_ldg<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, dreq);
             else if (3 == smode) compute_ldgsb<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, dreq);
+            else if (4 == smode) compute_mark<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, cmarks);
+            else if (5 == smode) compute_mark<<<grid, 1024, 0, s>>>(x, it + 2, rank, 1, cmarks);
             else compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, NULL, rank, bpp, preq);
             if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it + 1], s));
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
@@ -454,6 +467,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             check(y, n, last, "partitioned_graph");
             report("partitioned_graph", grid, t, epochs);
         }
+        if (NULL != cmarks) CUDA(cudaFree(cmarks));
         MPIX_Prequest_free(&preq);
         MPI_Request_free(&req);
         MPI_Comm_free(&scomm);
