@@ -10,9 +10,8 @@
 #     and lets every thread but (0, 0, 0) leave without computing its
 #     rank: 12 fewer instructions a thread before they leave (SASS, 90
 #     against 102; compute_ldg leaves after 55). Its producer time in the
-#     marks epochs against the header as built, np 1 and 2, and the marks
-#     lines with it (the header is the application's: the tests' build
-#     takes it through -include as the bench's does).
+#     marks epochs against the header as built, np 1 and 2. If it pays, it
+#     goes into mpix_part_device.h and the marks lines run on it.
 set -u
 . bench/call-common.sh .bundle/part-ucx.tar.xz || exit 1
 mkdir -p /tmp/y && cp mpix_part_device.h /tmp/y/ &&
