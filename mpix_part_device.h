@@ -64,7 +64,7 @@
  * and the wait's first kernel checks the marks and publishes them, with one
  * release for the whole rank. A block that holds its SM slot until its
  * leader's fence and atomic return costs a short producer more than twice
- * its time at large grids; one store costs it a few percent. Calls beyond
+ * its time at large grids; one store costs it far less. Calls beyond
  * the threshold are not counted then; a partition no call marked fails
  * the request (MPIX_PREQUEST_ERR_UNREADY).
  */
