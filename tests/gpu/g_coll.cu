@@ -167,15 +167,9 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
          * start (MPIX_Start_enqueue(3): CUDA's lazy loading), and the
          * communicator of the stream */
         cudaFuncAttributes fa;
-        MPIX_Stream ms;
-        MPI_Info sinfo;
+        MPIX_Stream ms = g_mpix_stream(stream);
         CUDA(cudaFuncGetAttributes(&fa, fill_kernel<T>));
         CUDA(cudaFuncGetAttributes(&fa, poll_kernel<T>));
-        T_MPI(MPI_Info_create(&sinfo));
-        T_MPI(MPI_Info_set(sinfo, "type", "cudaStream_t"));
-        T_MPI(MPIX_Info_set_hex(sinfo, "value", &stream, sizeof(stream)));
-        T_MPI(MPIX_Stream_create(sinfo, &ms));
-        T_MPI(MPI_Info_free(&sinfo));
         T_MPI(MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &comm));
         T_MPI(MPIX_Stream_free(&ms));
     }

@@ -589,14 +589,9 @@ int main(int argc, char **argv)
 
     /* The MPIX_Stream of the CUDA stream (MPICH's encoding of "value"),
      * and the communicator that carries it. */
+    MPIX_Stream mstream = g_mpix_stream(s.cs);
     MPI_Info info;
-    MPIX_Stream mstream = MPIX_STREAM_NULL;
     MPI_Comm comm;
-    T_MPI(MPI_Info_create(&info));
-    T_MPI(MPI_Info_set(info, "type", "cudaStream_t"));
-    T_MPI(MPIX_Info_set_hex(info, "value", &s.cs, sizeof(s.cs)));
-    T_MPI(MPIX_Stream_create(info, &mstream));
-    T_MPI(MPI_Info_free(&info));
     T_MPI(MPIX_Stream_comm_create(MPI_COMM_WORLD, mstream, &comm));
     T_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     if (errors) {

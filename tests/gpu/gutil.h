@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 #include <mpi.h>
+#include <mpi-ext.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,6 +27,23 @@ static inline int g_select_gpu(void)
     CUDA(cudaGetDeviceCount(&ndev));
     CUDA(cudaSetDevice((lr ? atoi(lr) : 0) % ndev));
     return ndev;
+}
+
+/* The MPIX_Stream of CUDA stream s (MPICH's encoding of "value"); a failed
+ * call aborts the job. */
+static inline MPIX_Stream g_mpix_stream(cudaStream_t s)
+{
+    MPIX_Stream ms = MPIX_STREAM_NULL;
+    MPI_Info info;
+
+    if (MPI_SUCCESS != MPI_Info_create(&info) ||
+        MPI_SUCCESS != MPI_Info_set(info, "type", "cudaStream_t") ||
+        MPI_SUCCESS != MPIX_Info_set_hex(info, "value", &s, sizeof(s)) ||
+        MPI_SUCCESS != MPIX_Stream_create(info, &ms) || MPI_SUCCESS != MPI_Info_free(&info)) {
+        fprintf(stderr, "%s:%d: an MPIX_Stream of a CUDA stream failed\n", __FILE__, __LINE__);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return ms;
 }
 
 /* Whether the ranks of MPI_COMM_WORLD run on more than one GPU (by PCI
