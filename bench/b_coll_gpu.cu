@@ -84,15 +84,20 @@ __global__ void compute_mark(float *x, int it, int r, int bpp, uint64_t *marks)
     x[i] = val(i, r, it);
     if (0 == threadIdx.x) marks[blockIdx.x / bpp] = 1;
 }
-__global__ void compute_ldg(float *x, int it, int r, int bpp, struct mpix_prequest_s *preq)
+/* thread 0: the block's mark after MPIX_Pready's two loads */
+__device__ static inline void mark_ldg(int bpp, struct mpix_prequest_s *preq)
 {
-    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
-    x[i] = val(i, r, it);
     if (0 == threadIdx.x) {
         unsigned parts = __ldg(&preq->pready_parts);
         uint64_t *marks = (uint64_t *) __ldg((const unsigned long long *) &preq->ready);
         if (blockIdx.x / bpp < parts) marks[blockIdx.x / bpp] = 1;
     }
+}
+__global__ void compute_ldg(float *x, int it, int r, int bpp, struct mpix_prequest_s *preq)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    x[i] = val(i, r, it);
+    mark_ldg(bpp, preq);
 }
 
 /* compute_ldg with what MPIX_Pready's counted paths bring a kernel that
@@ -107,11 +112,28 @@ __global__ void compute_ldgsb(float *x, int it, int r, int bpp, struct mpix_preq
         __syncthreads();
         x[i] = (float) never;
     }
-    if (0 == threadIdx.x) {
-        unsigned parts = __ldg(&preq->pready_parts);
-        uint64_t *marks = (uint64_t *) __ldg((const unsigned long long *) &preq->ready);
-        if (blockIdx.x / bpp < parts) marks[blockIdx.x / bpp] = 1;
+    mark_ldg(bpp, preq);
+}
+
+/* Kernels timed by a pair of events each, recorded ahead on the stream
+ * (nothing waits for them in the loop): pair k is events [2k, 2k + 1]. */
+static std::vector<cudaEvent_t> event_pairs(int pairs)
+{
+    std::vector<cudaEvent_t> e(2 * pairs);
+    for (auto &x : e) CUDA(cudaEventCreate(&x));
+    return e;
+}
+
+/* The pairs' mean in us, once the stream has passed them; destroys them. */
+static float event_pairs_mean_us(std::vector<cudaEvent_t> &e)
+{
+    float ms, sum = 0;
+    for (size_t k = 0; k + 1 < e.size(); k += 2) {
+        CUDA(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
+        sum += ms;
     }
+    for (auto &x : e) CUDA(cudaEventDestroy(x));
+    return e.empty() ? 0 : 2e3f * sum / (float) e.size();
 }
 
 /* compute() with its epoch from ebase in a graph (nccl_graph) */
@@ -213,8 +235,7 @@ static void trace_write(void)
 __global__ void __launch_bounds__(1024, 2)
     compute_pready(float *x, int it, const int *ebase, int r, int bpp, MPIX_Prequest preq)
 {
-    unsigned long long t0 = TRACE_NOW();
-    (void) t0; /* used by traced builds only */
+    [[maybe_unused]] unsigned long long t0 = TRACE_NOW(); /* traced builds */
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, epoch_at(it, ebase));
     BENCH_PREADY(blockIdx.x / bpp, preq);
@@ -251,8 +272,8 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
 {
     size_t n = (size_t) grid * 1024, bytes = n * sizeof(float);
     int parts = grid < 32 ? grid : 32, bpp, iters = iters_for(bytes);
-    if (getenv("BENCH_PARTS") && atoi(getenv("BENCH_PARTS")) > 0 && grid % atoi(getenv("BENCH_PARTS")) == 0)
-        parts = atoi(getenv("BENCH_PARTS"));
+    int asked = getenv("BENCH_PARTS") ? atoi(getenv("BENCH_PARTS")) : 0;
+    if (asked > 0 && 0 == grid % asked) parts = asked;
     bpp = grid / parts;
     float *x, *y;
     double t;
@@ -344,12 +365,10 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
      * rows gkernel,between_MODE */
     const char *between = getenv("BENCH_BETWEEN");
     if (NULL != between) {
-        std::vector<cudaEvent_t> be(2 * iters);
+        std::vector<cudaEvent_t> be = event_pairs(iters);
         int sms = 0, dev;
-        float ms, sum = 0;
         CUDA(cudaGetDevice(&dev));
         CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        for (auto &e : be) CUDA(cudaEventCreate(&e));
         CUDA(cudaStreamSynchronize(s));
         for (int it = 0; it < iters; ++it) {
             CUDA(cudaEventRecord(be[2 * it], s));
@@ -363,13 +382,8 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             }
         }
         CUDA(cudaStreamSynchronize(s));
-        for (int it = 0; it < iters; ++it) {
-            CUDA(cudaEventElapsedTime(&ms, be[2 * it], be[2 * it + 1]));
-            sum += ms;
-        }
-        for (auto &e : be) CUDA(cudaEventDestroy(e));
-        if (0 == rank) printf("gkernel,between_%s,%d,%d,%.3f,us\n", between, grid, size,
-                              1e3f * sum / iters);
+        float us = event_pairs_mean_us(be);
+        if (0 == rank) printf("gkernel,between_%s,%d,%d,%.3f,us\n", between, grid, size, us);
     }
 
     /* partitioned, stream-ordered: MPIX_Start_enqueue, the kernel,
@@ -414,8 +428,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         }
         /* BENCH_KERNEL_TIME: each epoch's kernel by a pair of events of its
          * own (nothing waits for them inside the loop) */
-        std::vector<cudaEvent_t> ke(ktime ? 2 * iters : 0);
-        for (auto &e : ke) CUDA(cudaEventCreate(&e));
+        std::vector<cudaEvent_t> ke = event_pairs(ktime ? iters : 0);
         for (int it = -1; it < iters; ++it) {
             if (0 == it) {
                 CUDA(cudaStreamSynchronize(s));
@@ -437,15 +450,9 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         CUDA(cudaStreamSynchronize(s));
         t = MPI_Wtime() - t;
         if (ktime) { /* every rank's mean, printed by rank 0 */
-            float ms, sum = 0;
-            for (int it = 0; it < iters; ++it) {
-                CUDA(cudaEventElapsedTime(&ms, ke[2 * it], ke[2 * it + 1]));
-                sum += ms;
-            }
-            for (auto &e : ke) CUDA(cudaEventDestroy(e));
             std::vector<float> per(size);
-            sum = 1e3f * sum / iters;
-            MPI_Gather(&sum, 1, MPI_FLOAT, per.data(), 1, MPI_FLOAT, 0, MPI_COMM_WORLD);
+            float us = event_pairs_mean_us(ke);
+            MPI_Gather(&us, 1, MPI_FLOAT, per.data(), 1, MPI_FLOAT, 0, MPI_COMM_WORLD);
             for (int r = 0; 0 == rank && r < size; ++r)
                 printf("gkernel,stream_pready_rank%d,%d,%d,%.3f,us\n", r, grid, size, per[r]);
         }
@@ -457,7 +464,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
          * the stream and saw the epochs so far complete (MPI_Wait) */
         int epochs;
         long last;
-        if (!plain && !smode) { /* (a failed request starts no more epochs) */
+        if (!plain && !smode) { /* the stand-ins time the stream row alone */
             t = graph_run(s, iters, iters + 1, &epochs, &last, [&](int k, const int *ebase) {
                 MPIX_Start_enqueue(&req);
                 compute_pready<<<grid, 1024, 0, s>>>(x, k, ebase, rank, bpp, preq);
