@@ -640,6 +640,17 @@ __device__ static inline int mpix_part_pready_ordered(int partition, struct mpix
     return 0;
 }
 
+/* The block's first thread marks; the others leave at once (no rank to
+ * compute: every other thread of the block has some index nonzero). */
+__device__ static inline int mpix_part_pready_ordered_block(int partition,
+                                                            struct mpix_prequest_s *preq)
+{
+    if (0 != (threadIdx.x | threadIdx.y | threadIdx.z)) {
+        return 0;
+    }
+    return mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq));
+}
+
 /* One call per thread, one counter update per thread; the completing
  * thread copies alone (kernel copy). */
 __device__ static inline int MPIX_Pready_thread(int partition, struct mpix_prequest_s *preq)
@@ -735,7 +746,7 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
 
     if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_ORDERED)) {
         /* no barrier: the marks are read once the kernel has finished */
-        return (0 == rank) ? mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq)) : 0;
+        return mpix_part_pready_ordered_block(partition, preq);
     }
     preq = mpix_prequest_ptr(preq);
     if (0 == rank) {
@@ -788,10 +799,14 @@ __device__ static inline int MPIX_Pready_block(int partition, struct mpix_preque
  * all its threads. */
 __device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *preq)
 {
-    if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_ORDERED) &&
-        0 == ((uintptr_t) preq & MPIX_PREQUEST_TAG_BLOCK)) {
-        /* every caller marks: the same word from many lanes is one store */
-        return mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq));
+    uintptr_t tag = (uintptr_t) preq & MPIX_PREQUEST_TAG_MASK;
+
+    if (0 != (tag & MPIX_PREQUEST_TAG_ORDERED)) {
+        /* every caller marks (the same word from many lanes is one store),
+         * or a block's first thread */
+        return (0 != (tag & MPIX_PREQUEST_TAG_BLOCK))
+                   ? mpix_part_pready_ordered_block(partition, preq)
+                   : mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq));
     }
     if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_BLOCK)) {
         return MPIX_Pready_block(partition, preq);

@@ -527,7 +527,7 @@ __device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcol
             }
         }
         for (int r = all ? 0 : a.n - 1; r < a.n; ++r) {
-            ((uint4 *) ((all ? a.dst[r] : dst) + base))[i] = in[0].v;
+            __stcs((uint4 *) ((all ? a.dst[r] : dst) + base) + i, in[0].v); /* gcoll_reduce */
         }
     }
 }
@@ -580,9 +580,12 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
                 }
                 for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
                     uint4 *d = (uint4 *) ((all ? a.dst[r] : dst) + base);
-                    d[i] = acc[0].v;
+                    /* evict-first: the engine never reads a result
+                     * again, and on a shared GPU the L2 is better left to
+                     * the inputs the ranks' engines are still reading */
+                    __stcs(d + i, acc[0].v);
                     if (two) {
-                        d[i + b] = acc[1].v;
+                        __stcs(d + i + b, acc[1].v);
                     }
                 }
             }
@@ -617,7 +620,7 @@ __device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
                 if (i + j * b < n16) {
-                    ((uint4 *) d)[i + j * b] = v[j];
+                    __stcs((uint4 *) d + i + j * b, v[j]); /* as in gcoll_reduce */
                 }
             }
         }

@@ -33,6 +33,10 @@
  *       MPI_ERR_ARG on rank 0 only (a partition nobody made ready, where
  *       the kernels only mark: part_ucx_coll_gpu_after_bytes; not tried
  *       where the ranks span GPUs, where every partition is counted)
+ *   -B E  (with -K) in epoch E, the last (-e E), rank 0's block 0 also
+ *       calls MPIX_Pready (or MPIX_Pready_block) for partition -p N, out
+ *       of range: the epoch's data is still checked, and MPI_Test must then
+ *       fail with MPI_ERR_ARG on rank 0 only
  *   -V NAME=VALUE  MCA variable NAME set to VALUE in the odd ranks only
  *   -G 1|0  the collective ran (1) or did not run (0) on the GPU engine
  *       (MPI_T counter part_ucx_coll_gpu_epochs: at least one epoch a rank,
@@ -86,7 +90,7 @@ __host__ __device__ static inline int val(int rank, int epoch, long part, long i
  * for all but alltoall), then marks it ready from the device. */
 template <typename T>
 __global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, int epoch, int prod,
-                            int automatic, MPIX_Prequest preq, int skip = -1)
+                            int automatic, MPIX_Prequest preq, int skip = -1, int bad = -1)
 {
     int p = blockIdx.x;
     for (int b = 0; b < blocks; ++b) {
@@ -102,6 +106,13 @@ __global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, in
         MPIX_Pready(p, preq);
     } else {
         MPIX_Pready_block(p, preq);
+    }
+    if (0 == p && bad >= 0) { /* -B: misuse, after the partition's own */
+        if (automatic) {
+            MPIX_Pready(bad, preq);
+        } else {
+            MPIX_Pready_block(bad, preq);
+        }
     }
 }
 
@@ -133,7 +144,7 @@ struct opts {
     const char *aggregate;          /* -A: automatic MPIX_Pready, this aggregation */
     MPI_Op op;
     int stream;                     /* -S */
-    int kernels_only, miss;         /* -K, -M */
+    int kernels_only, miss, bad;    /* -K, -M, -B */
 };
 
 template <typename T> static void run(const opts &o, MPI_Datatype type)
@@ -181,7 +192,7 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     MPI_Info_set(info, "mpix_pready_threads", "128");
     if (o.aggregate) MPI_Info_set(info, "mpix_pready_aggregate", o.aggregate);
     if (o.kernels_only) MPI_Info_set(info, "mpix_stream_kernels", "true");
-    if (o.miss) T_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    if (o.miss || o.bad) T_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     if (C_ALLREDUCE == coll) {
         T_MPI(MPIX_Pallreduce_init(s, rbuf, parts, count, type, o.op, comm,
                                    info, &req));
@@ -241,7 +252,8 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
                 fill_kernel<T><<<parts, 128, 0, stream>>>(mine + moff, n, count,
                                                           (C_ALLTOALL == coll) ? size : 1, rank,
                                                           e, prod, NULL != o.aggregate, preq,
-                                                          (e == o.miss && 0 == rank) ? 0 : -1);
+                                                          (e == o.miss && 0 == rank) ? 0 : -1,
+                                                          (e == o.bad && 0 == rank) ? parts : -1);
                 CUDA(cudaGetLastError());
             }
             if (kpoll) {
@@ -310,10 +322,10 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
     if (o.stream) {
         /* every enqueued epoch is complete: MPI_Test says so at once */
         int done = 0;
-        if (o.miss) {
+        if (o.miss || o.bad) {
             int c = t_class(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
             T_CHECK((0 == rank) ? MPI_ERR_ARG == c : MPI_SUCCESS == c,
-                    "-M: MPI_Test on rank %d gave class %d", rank, c);
+                    "-%c: MPI_Test on rank %d gave class %d", o.miss ? 'M' : 'B', rank, c);
             T_CHECK(done, "MPI_Test after the stream completed: not complete");
             if (MPI_REQUEST_NULL == req) {
                 preq = NULL; /* Open MPI freed the failed request, its device request too */
@@ -395,7 +407,7 @@ int main(int argc, char **argv)
 {
     opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
     int dbl = 0, opt, engine = -1;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOSKM:A:G:V:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOSKM:B:A:G:V:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -425,12 +437,14 @@ int main(int argc, char **argv)
         case 'S': o.stream = 1; break;
         case 'K': o.kernels_only = 1; break;
         case 'M': o.miss = atoi(optarg); break;
+        case 'B': o.bad = atoi(optarg); break;
         default: return 2;
         }
     }
 
-    if ((o.kernels_only && !o.stream) || (o.miss && (!o.kernels_only || o.miss != o.epochs))) {
-        fprintf(stderr, "g_coll: -K needs -S, -M E needs -K and -e E\n");
+    if ((o.kernels_only && !o.stream) || (o.miss && (!o.kernels_only || o.miss != o.epochs)) ||
+        (o.bad && (!o.kernels_only || o.bad != o.epochs || o.miss))) {
+        fprintf(stderr, "g_coll: -K needs -S, -M E and -B E need -K and -e E, not both\n");
         return 2;
     }
     if (o.stream && (!o.kernel || o.late)) {
