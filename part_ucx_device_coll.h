@@ -556,36 +556,51 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
         if (GCOLL_SRC_BUFFERS == Src && a.span && a.n >= 3 && a.n <= 4) {
             gcoll_reduce_at_once<T>(a, base, n16, dst, all);
         } else {
-            /* two chunks a thread, one rank's at a time */
-            for (uint64_t i = threadIdx.x; i < n16; i += 2 * b) {
-                bool two = i + b < n16;
+            /* four chunks a thread, one rank's at a time: the engine has
+             * one block an SM or fewer, so its bandwidth is the loads each
+             * thread keeps in flight (two left it memory-latency bound) */
+            const int U = 4;
+            for (uint64_t i = threadIdx.x; i < n16; i += U * b) {
                 union {
                     uint4 v;
                     T x[V];
-                } acc[2], in[2];
-                acc[0].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i);
-                if (two) {
-                    acc[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i + b);
+                } acc[U], in[U];
+                const uint4 *s = (const uint4 *) (gcoll_src<Src>(a, 0, e) + base) + i;
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    acc[u].v = make_uint4(0, 0, 0, 0);
+                    if (i + u * b < n16) {
+                        acc[u].v = __ldcg(s + u * b);
+                    }
                 }
                 for (r = 1; r < a.n; ++r) {
-                    in[0].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i);
-                    if (two) {
-                        in[1].v = __ldcg((const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i + b);
+                    s = (const uint4 *) (gcoll_src<Src>(a, r, e) + base) + i;
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        in[u].v = make_uint4(0, 0, 0, 0);
+                        if (i + u * b < n16) {
+                            in[u].v = __ldcg(s + u * b);
+                        }
                     }
 #pragma unroll
-                    for (int k = 0; k < V; ++k) {
-                        acc[0].x[k] = gcoll_apply<T>(a.op, acc[0].x[k], in[0].x[k]);
-                        acc[1].x[k] = gcoll_apply<T>(a.op, acc[1].x[k], in[1].x[k]);
+                    for (int u = 0; u < U; ++u) {
+#pragma unroll
+                        for (int k = 0; k < V; ++k) {
+                            acc[u].x[k] = gcoll_apply<T>(a.op, acc[u].x[k], in[u].x[k]);
+                        }
                     }
                 }
                 for (r = all ? 0 : a.n - 1; r < a.n; ++r) {
                     uint4 *d = (uint4 *) ((all ? a.dst[r] : dst) + base);
-                    /* evict-first: the engine never reads a result
-                     * again, and on a shared GPU the L2 is better left to
-                     * the inputs the ranks' engines are still reading */
-                    __stcs(d + i, acc[0].v);
-                    if (two) {
-                        __stcs(d + i + b, acc[1].v);
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        if (i + u * b < n16) {
+                            /* evict-first: the engine never reads a result
+                             * again, and on a shared GPU the L2 is better
+                             * left to the inputs the ranks' engines are
+                             * still reading */
+                            __stcs(d + i + u * b, acc[u].v);
+                        }
                     }
                 }
             }
