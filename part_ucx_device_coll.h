@@ -527,7 +527,7 @@ __device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcol
             }
         }
         for (int r = all ? 0 : a.n - 1; r < a.n; ++r) {
-            __stcs((uint4 *) ((all ? a.dst[r] : dst) + base) + i, in[0].v); /* gcoll_reduce */
+            ((uint4 *) ((all ? a.dst[r] : dst) + base))[i] = in[0].v;
         }
     }
 }
@@ -635,7 +635,7 @@ __device__ static inline void gcoll_copy(char *d, const char *s, uint64_t n)
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
                 if (i + j * b < n16) {
-                    __stcs((uint4 *) d + i + j * b, v[j]); /* as in gcoll_reduce */
+                    __stcs((uint4 *) d + i + j * b, v[j]); /* evict-first: gcoll_reduce */
                 }
             }
         }
