@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Prepared in session 21, not run (no device time left). One H200, every
-# rank under CUDA MPS, a bundle of 10c293e or later; about 5 minutes.
-# (1) The engine's loads in flight, marks mode (one engine block an SM):
-#     the plugin as built (four chunks a thread, __launch_bounds__(512, 2):
-#     64 registers, spills) against reduce4w (the same at one block an SM:
-#     no spill) and reduce8w (eight chunks a thread at one block an SM:
-#     126 registers, no spill), np 2 and 4, 4/16/64 MiB, two rounds; the
-#     default mode (engine beside the producers) for reduce4w too, where
-#     one block an SM takes a whole SM from a producer. If reduce8w pays
-#     in marks mode, the after-mode launch gets a kernel of its own with
-#     that bound (part_ucx_coll_gpu.c, mca_part_ucx_gcoll_after).
+# rank under CUDA MPS, a bundle of ce24179 or later; about 5 minutes.
+# (1) The engine's loads in flight in after mode, where it takes at most
+#     one block an SM: afterwide4 / afterwide6 (-experiment.diff here, the
+#     plugin only) give gated epochs a kernel of their own,
+#     part_gcoll_after, capped at 96 registers (__maxnreg__) with four or
+#     six chunks a thread (no spill / 16-56 bytes), and the gate 512
+#     threads at 32 registers so that it still fits beside an engine block
+#     (48K + 16K registers: a gate that cannot find an SM hangs the peers'
+#     engines). Against the plugin as built (64 registers, four chunks,
+#     124-392 bytes spilled), marks mode, np 2 and 4, 4/16/64 MiB, two
+#     rounds; then the marks lines on afterwide6.
 # (2) Issue 22's <= 15 us at 1-64 blocks with this session's engine:
 #     np 2 and 4, 1/16/64 blocks, the defaults (graph rows).
 # (3) Where the np 2 marks epoch's time goes at 16 and 64 MiB (1.58x and
@@ -21,21 +22,24 @@
 #     gap to the limit, and the next question is why MPS runs them in turn.
 set -u
 . bench/call-common.sh .bundle/part-ucx.tar.xz || exit 1
-mkdir -p .bundle/exp && for v in reduce4w reduce8w; do cp bench/results/h200x1-coll/s21/$v-experiment.diff .bundle/exp/$v.diff; done
-variants reduce4w reduce8w
+mkdir -p .bundle/exp && for v in afterwide4 afterwide6; do cp bench/results/h200x1-coll/s21/$v-experiment.diff .bundle/exp/$v.diff; done
+variants afterwide4 afterwide6
 mps_start
 export BENCH_NO_TRADITIONAL=1 BENCH_NO_HOST=1
 for r in 1 2; do
   for np in 2 4; do
-    for v in base reduce4w reduce8w; do
+    for v in base afterwide4 afterwide6; do
       use $v
       BENCH_STREAM_KERNELS=1 run $np marks-$v-r$r 1024,4096,16384 --mca part_ucx_coll_gpu_after_bytes 1 \
         -x BENCH_STREAM_KERNELS -x BENCH_NO_HOST >> $OUT/wide.csv
-      [ $v = reduce8w ] || run $np beside-$v-r$r 1024,4096,16384 -x BENCH_NO_HOST >> $OUT/wide.csv
     done
   done
   echo "round $r at $(el) s"
 done
+use afterwide6
+grep -E '^(gpu-stream-gcoll-marks|gpu-gcoll-stream-marks|example-dl-stream-marks)' tests/gpu.list > /tmp/n.list
+TEST_LIST=/tmp/n.list TEST_BUILD_DIR=/tmp/tb TEST_TIMEOUT=60 timeout 120 tools/test.sh --gpu > $OUT/wide-tests.txt 2>&1
+echo "afterwide6 tests at $(el) s: $(tr -d '\000' < $OUT/wide-tests.txt | tail -n 1)"
 use base
 unset BENCH_NO_HOST
 for np in 2 4; do run $np small 1,16,64 >> $OUT/small.csv; done
