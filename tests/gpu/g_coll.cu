@@ -33,6 +33,11 @@
  *       MPI_ERR_ARG on rank 0 only (a partition nobody made ready, where
  *       the kernels only mark: part_ucx_coll_gpu_after_bytes; not tried
  *       where the ranks span GPUs, where every partition is counted)
+ *   -s  (with -k) each epoch, block b of the fill kernel takes partition
+ *       (a b + c) mod parts, a coprime to parts and a, c drawn anew each
+ *       epoch and rank, and first sleeps up to 4 us by a hash of epoch and
+ *       partition: the kernels make partitions ready in an order that
+ *       changes every epoch, not in the blocks' launch order
  *   -B E  (with -K) in epoch E, the last (-e E), rank 0's block 0 also
  *       calls MPIX_Pready (or MPIX_Pready_block) for partition -p N, out
  *       of range: the epoch's data is still checked, and MPI_Test must then
@@ -86,13 +91,21 @@ __host__ __device__ static inline int val(int rank, int epoch, long part, long i
     return prod ? 1 + (int) (v & 1) : (int) v - 100;
 }
 
-/* Block p writes partition p of every block of the contribution (one block
- * for all but alltoall), then marks it ready from the device. */
+/* Block b writes partition p = (pa b + pc) mod parts (-s; else p = b) of
+ * every block of the contribution (one block for all but alltoall), then
+ * marks it ready from the device. */
 template <typename T>
 __global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, int epoch, int prod,
-                            int automatic, MPIX_Prequest preq, int skip = -1, int bad = -1)
+                            int automatic, MPIX_Prequest preq, int skip = -1, int bad = -1,
+                            int pa = 1, int pc = 0)
 {
-    int p = blockIdx.x;
+    int p = (int) (((long) pa * blockIdx.x + pc) % gridDim.x);
+    if (1 != pa || 0 != pc) {
+        if (0 == threadIdx.x) {
+            __nanosleep((val(rank, epoch, p, 0, 0) + 100) * 13u); /* up to ~4 us */
+        }
+        __syncthreads();
+    }
     for (int b = 0; b < blocks; ++b) {
         for (int k = threadIdx.x; k < count; k += blockDim.x) {
             long j = (long) b * n + (long) p * count + k;
@@ -145,7 +158,18 @@ struct opts {
     MPI_Op op;
     int stream;                     /* -S */
     int kernels_only, miss, bad;    /* -K, -M, -B */
+    int scramble;                   /* -s */
 };
+
+static int gcd(int a, int b)
+{
+    while (0 != b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
 
 template <typename T> static void run(const opts &o, MPI_Datatype type)
 {
@@ -246,6 +270,13 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
          * CUDA IPC mappings, which wait for running kernels of the context
          * (a kernel spinning in MPIX_Parrived would never let them). */
         bool kpoll = o.kpoll && check && e > 1;
+        int pa = 1, pc = 0; /* -s: this epoch's order of the partitions */
+        if (o.scramble && parts > 1) {
+            do {
+                pa = 1 + rand_r(&seed) % (parts - 1);
+            } while (1 != gcd(pa, parts));
+            pc = rand_r(&seed) % parts;
+        }
         if (o.stream) {
             T_MPI(MPIX_Start_enqueue(&req));
             if (contributes) {
@@ -253,7 +284,8 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
                                                           (C_ALLTOALL == coll) ? size : 1, rank,
                                                           e, prod, NULL != o.aggregate, preq,
                                                           (e == o.miss && 0 == rank) ? 0 : -1,
-                                                          (e == o.bad && 0 == rank) ? parts : -1);
+                                                          (e == o.bad && 0 == rank) ? parts : -1,
+                                                          pa, pc);
                 CUDA(cudaGetLastError());
             }
             if (kpoll) {
@@ -273,7 +305,7 @@ template <typename T> static void run(const opts &o, MPI_Datatype type)
             if (contributes && o.kernel) {
                 fill_kernel<T><<<parts, 128>>>(mine + moff, n, count,
                                                (C_ALLTOALL == coll) ? size : 1, rank, e, prod,
-                                               NULL != o.aggregate, preq);
+                                               NULL != o.aggregate, preq, -1, -1, pa, pc);
                 CUDA(cudaGetLastError());
             } else if (contributes) {
                 for (int p = 0; p < parts; ++p) order[p] = p;
@@ -407,7 +439,7 @@ int main(int argc, char **argv)
 {
     opts o = {C_ALLREDUCE, 8, 64, 100, 0, 0, 0, 0, 0, 0, 0, 0, NULL, MPI_SUM};
     int dbl = 0, opt, engine = -1;
-    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOSKM:B:A:G:V:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:p:n:e:t:o:r:ikawLEOSKsM:B:A:G:V:")) != -1) {
         switch (opt) {
         case 'c':
             o.coll = !strcmp(optarg, "reduce") ? C_REDUCE : !strcmp(optarg, "bcast") ? C_BCAST
@@ -438,13 +470,15 @@ int main(int argc, char **argv)
         case 'K': o.kernels_only = 1; break;
         case 'M': o.miss = atoi(optarg); break;
         case 'B': o.bad = atoi(optarg); break;
+        case 's': o.scramble = 1; break;
         default: return 2;
         }
     }
 
     if ((o.kernels_only && !o.stream) || (o.miss && (!o.kernels_only || o.miss != o.epochs)) ||
-        (o.bad && (!o.kernels_only || o.bad != o.epochs || o.miss))) {
-        fprintf(stderr, "g_coll: -K needs -S, -M E and -B E need -K and -e E, not both\n");
+        (o.bad && (!o.kernels_only || o.bad != o.epochs || o.miss)) || (o.scramble && !o.kernel)) {
+        fprintf(stderr, "g_coll: -K needs -S, -M E and -B E need -K and -e E, not both; -s "
+                        "needs -k\n");
         return 2;
     }
     if (o.stream && (!o.kernel || o.late)) {

@@ -11,6 +11,8 @@
 #     engines). Against the plugin as built (64 registers, four chunks,
 #     124-392 bytes spilled), marks mode, np 2 and 4, 4/16/64 MiB, two
 #     rounds; then the marks lines on afterwide6.
+#     Then the new g_coll -s lines (partitions made ready in an order that
+#     changes every epoch), first GPU run.
 # (2) Issue 22's <= 15 us at 1-64 blocks with this session's engine:
 #     np 2 and 4, 1/16/64 blocks, the defaults (graph rows).
 # (3) Where the np 2 marks epoch's time goes at 16 and 64 MiB (1.58x and
@@ -41,6 +43,9 @@ grep -E '^(gpu-stream-gcoll-marks|gpu-gcoll-stream-marks|example-dl-stream-marks
 TEST_LIST=/tmp/n.list TEST_BUILD_DIR=/tmp/tb TEST_TIMEOUT=60 timeout 120 tools/test.sh --gpu > $OUT/wide-tests.txt 2>&1
 echo "afterwide6 tests at $(el) s: $(tr -d '\000' < $OUT/wide-tests.txt | tail -n 1)"
 use base
+grep -E '^gpu-gcoll.*scramble' tests/gpu.list > /tmp/s.list
+TEST_LIST=/tmp/s.list TEST_BUILD_DIR=/tmp/tb TEST_REUSE_BUILD=1 TEST_TIMEOUT=60 timeout 100 tools/test.sh --gpu > $OUT/scramble-tests.txt 2>&1
+echo "scramble tests at $(el) s: $(tr -d '\000' < $OUT/scramble-tests.txt | tail -n 1)"
 unset BENCH_NO_HOST
 for np in 2 4; do run $np small 1,16,64 >> $OUT/small.csv; done
 echo "small at $(el) s"
