@@ -49,7 +49,7 @@ echo "scramble tests at $(el) s: $(tr -d '\000' < $OUT/scramble-tests.txt | tail
 unset BENCH_NO_HOST
 for np in 2 4; do run $np small 1,16,64 >> $OUT/small.csv; done
 echo "small at $(el) s"
-BENCH_STREAM_KERNELS=1 timeout 200 bench/trace/run.sh /tmp/tr 2 4096,16384 --mca part_ucx_coll_gpu_after_bytes 1 \
+[ $(el) -lt 400 ] && BENCH_STREAM_KERNELS=1 timeout $((560 - $(el))) bench/trace/run.sh /tmp/tr 2 4096,16384 --mca part_ucx_coll_gpu_after_bytes 1 \
   -x BENCH_STREAM_KERNELS > $OUT/trace.log 2>&1
 cp -r /tmp/tr $OUT/trace 2>/dev/null
 echo "trace at $(el) s"
