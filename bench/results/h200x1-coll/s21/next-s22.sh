@@ -11,6 +11,11 @@
 #     engines). Against the plugin as built (64 registers, four chunks,
 #     124-392 bytes spilled), marks mode, np 2 and 4, 4/16/64 MiB, two
 #     rounds; then the marks lines on afterwide6.
+#     Also the captured start as a one-thread kernel and as copies
+#     (part_ucx_stream_graph_start kernel / copy, the plugin as built): a
+#     start kernel needs an SM, and under MPS it may wait behind a peer's
+#     producer that fills the GPU, so that this rank's producer starts
+#     only after the peer's (see (3)).
 #     Then the new g_coll -s lines (partitions made ready in an order that
 #     changes every epoch), first GPU run.
 # (2) Issue 22's <= 15 us at 1-64 blocks with this session's engine:
@@ -34,6 +39,11 @@ for r in 1 2; do
       use $v
       BENCH_STREAM_KERNELS=1 run $np marks-$v-r$r 1024,4096,16384 --mca part_ucx_coll_gpu_after_bytes 1 \
         -x BENCH_STREAM_KERNELS -x BENCH_NO_HOST >> $OUT/wide.csv
+    done
+    use base
+    for st in kernel copy; do
+      BENCH_STREAM_KERNELS=1 run $np marks-start$st-r$r 1024,4096,16384 --mca part_ucx_coll_gpu_after_bytes 1 \
+        --mca part_ucx_stream_graph_start $st -x BENCH_STREAM_KERNELS -x BENCH_NO_HOST >> $OUT/wide.csv
     done
   done
   echo "round $r at $(el) s"
