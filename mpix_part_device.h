@@ -808,7 +808,7 @@ __device__ static inline int MPIX_Pready(int partition, struct mpix_prequest_s *
                    ? mpix_part_pready_ordered_block(partition, preq)
                    : mpix_part_pready_ordered(partition, mpix_prequest_ptr(preq));
     }
-    if (0 != ((uintptr_t) preq & MPIX_PREQUEST_TAG_BLOCK)) {
+    if (0 != (tag & MPIX_PREQUEST_TAG_BLOCK)) {
         return MPIX_Pready_block(partition, preq);
     }
     return mpix_part_pready_warp(partition, preq, __match_any_sync(__activemask(), partition));

@@ -285,6 +285,23 @@ static int mca_part_ucx_gcoll_map(void *addr, size_t len, ucp_mem_h *memh, void 
     return OMPI_SUCCESS;
 }
 
+/* `bytes` of GPU memory, zeroed: *ptr NULL where the allocation failed,
+ * else the memory (the caller's to free, also where the zeroing failed). */
+static int mca_part_ucx_gcoll_alloc_zeroed(size_t bytes, void **ptr, int *dev)
+{
+    void *zero;
+    int rc;
+
+    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(bytes, ptr, dev)) {
+        *ptr = NULL;
+        return OMPI_ERROR;
+    }
+    zero = calloc(1, bytes);
+    rc = (NULL == zero) ? OMPI_ERROR : mca_part_ucx_device_copy_in(*ptr, zero, bytes);
+    free(zero);
+    return rc;
+}
+
 /* Whether kind `kind` with `bytes` may move in 128-byte lines (ranks
  * across NVLink, buffers aligned: the bulk push up to
  * part_ucx_coll_gpu_ll128_bytes, two-shot up to _ll128_twoshot_bytes). */
@@ -363,7 +380,6 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
     mca_part_ucx_gcoll_args_t *a = &g->args;
     void *addr[MCA_PART_UCX_GCOLL_REGIONS];
     size_t len[MCA_PART_UCX_GCOLL_REGIONS], klen;
-    void *zero;
     int i, rc;
 
     /* ready, consumed, slices, count, relayed (gcoll_relayed: after the
@@ -375,13 +391,7 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
      * starts at one) */
     a->push_off = (g->words_bytes + 127) & ~(uint64_t) 127;
     g->win_bytes = a->push_off + room;
-    if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(g->win_bytes, &g->win, &g->win_dev)) {
-        g->win = NULL;
-        return OMPI_ERROR;
-    }
-    zero = calloc(1, g->win_bytes);
-    rc = (NULL == zero) ? OMPI_ERROR : mca_part_ucx_device_copy_in(g->win, zero, g->win_bytes);
-    free(zero);
+    rc = mca_part_ucx_gcoll_alloc_zeroed(g->win_bytes, &g->win, &g->win_dev);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -500,16 +510,10 @@ static int mca_part_ucx_gcoll_exchange(mca_part_ucx_coll_t *c, mca_part_ucx_gcol
  * marked yet (the gate clears them after each epoch). */
 static int mca_part_ucx_gcoll_marks(mca_part_ucx_gcoll_args_t *a, int *dev)
 {
-    size_t bytes = a->user_parts * sizeof(uint64_t);
-    void *marks = NULL, *zero = calloc(1, bytes);
-    int rc = (NULL == zero) ? OMPI_ERR_OUT_OF_RESOURCE
-                            : mca_part_ucx_devmem_alloc(bytes, &marks, dev);
+    void *marks;
+    int rc = mca_part_ucx_gcoll_alloc_zeroed(a->user_parts * sizeof(uint64_t), &marks, dev);
 
-    if (OMPI_SUCCESS == rc) {
-        a->marks = marks; /* freed with the engine, also where the copy failed */
-        rc = mca_part_ucx_device_copy_in(marks, zero, bytes);
-    }
-    free(zero);
+    a->marks = marks; /* freed with the engine, also where the zeroing failed */
     return rc;
 }
 

@@ -112,20 +112,15 @@ __global__ void fill_kernel(T *mine, long n, int count, int blocks, int rank, in
             mine[j] = (T) val(rank, epoch, p, j, prod);
         }
     }
+    auto pready = [&](int q) {
+        return automatic ? MPIX_Pready(q, preq) : MPIX_Pready_block(q, preq);
+    };
     if (p == skip) {
         return; /* -M: misuse */
     }
-    if (automatic) {
-        MPIX_Pready(p, preq);
-    } else {
-        MPIX_Pready_block(p, preq);
-    }
-    if (0 == p && bad >= 0) { /* -B: misuse, after the partition's own */
-        if (automatic) {
-            MPIX_Pready(bad, preq);
-        } else {
-            MPIX_Pready_block(bad, preq);
-        }
+    pready(p);
+    if (0 == p && bad >= 0) {
+        pready(bad); /* -B: misuse, after the partition's own */
     }
 }
 
