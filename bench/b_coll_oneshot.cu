@@ -10,6 +10,17 @@
  *                        an allreduce must move a rank at the least,
  *                        2 (n - 1) / n of the buffer, synchronize (second
  *                        limit)
+ *                        Both from a barrier until the last rank is done,
+ *                        each iteration: no rank has an allreduce's result
+ *                        before every rank's kernel ran, and where the
+ *                        ranks share a GPU their kernels, each of more
+ *                        blocks than the GPU holds, run one after the
+ *                        other (its blocks go to the SMs in launch order).
+ *     kernel_alone_own,  the same iterations, each rank timing only its
+ *     kernel_copy_own    own kernel (and copy), the slowest rank's mean:
+ *                        the limits' definition before session 22, which
+ *                        on a shared GPU counts a kernel that ran first
+ *                        as if the peers' had not delayed the result
  *     oneshot_host       one-shot, host-started: a collective kernel on a
  *                        side stream (launched first, a bounded number of
  *                        blocks) waits for each partition's ready word on
@@ -40,7 +51,7 @@
  * epoch's producer).
  * Epoch e's values depend on the rank, the epoch and the element; every
  * variant's last epoch is checked on every rank. Output: CSV rows
- * gallreduce,COMPONENT,GRID,RANKS,us an epoch,us on rank 0. */
+ * gallreduce,COMPONENT,GRID,RANKS,us an epoch,us (the slowest rank's). */
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include "../examples/common.h" /* CUDA() checks, one GPU per local rank */
@@ -179,6 +190,30 @@ __global__ void twoshot(struct windows w, int parts, int me, int n, uint64_t e)
     }
 }
 
+/* A limit's rows: `work` on stream s from a barrier, `iters` times after
+ * one warm-up; `all`: until the last rank is done (each iteration's
+ * slowest rank), `own`: each rank's own time (the slowest rank's mean). */
+template <class F>
+static void limit_rows(const char *all, const char *own, int grid, int iters, cudaStream_t s,
+                       F work)
+{
+    double t_all = 0, t_own = 0;
+    for (int it = -1; it < iters; ++it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime(), dt, slowest;
+        work();
+        CUDA(cudaStreamSynchronize(s));
+        dt = MPI_Wtime() - t0;
+        MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (it >= 0) {
+            t_all += slowest;
+            t_own += dt;
+        }
+    }
+    report(all, grid, t_all, iters);
+    report(own, grid, t_own, iters);
+}
+
 static void run(int grid, cudaStream_t s, cudaStream_t cs)
 {
     size_t n = (size_t) grid * THREADS, bytes = n * sizeof(float);
@@ -217,22 +252,12 @@ static void run(int grid, cudaStream_t s, cudaStream_t cs)
     volatile uint64_t *ready = (volatile uint64_t *) (win + 2 * bytes);
 
     /* the first limit: the kernel alone */
-    t = 0;
-    for (int it = -1; it < iters; ++it) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        produce_plain<<<grid, THREADS, 0, s>>>(scratch, rank, 1);
-        CUDA(cudaStreamSynchronize(s));
-        if (it >= 0) t += MPI_Wtime() - t0;
-    }
-    report("kernel_alone", grid, t, iters);
+    limit_rows("kernel_alone", "kernel_alone_own", grid, iters, s,
+               [&] { produce_plain<<<grid, THREADS, 0, s>>>(scratch, rank, 1); });
 
     /* the second limit: the kernel and a copy of 2 (n - 1) / n of its bytes */
     size_t move = 2 * bytes * (size - 1) / size;
-    t = 0;
-    for (int it = -1; it < iters; ++it) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
+    limit_rows("kernel_copy_limit", "kernel_copy_own", grid, iters, s, [&] {
         produce_plain<<<grid, THREADS, 0, s>>>(scratch, rank, 1);
         CUDA(cudaMemcpyAsync((char *) scratch + bytes, scratch, move < bytes ? move : bytes,
                              cudaMemcpyDeviceToDevice, s));
@@ -240,10 +265,7 @@ static void run(int grid, cudaStream_t s, cudaStream_t cs)
             CUDA(cudaMemcpyAsync(scratch, (char *) scratch + bytes, move - bytes,
                                  cudaMemcpyDeviceToDevice, s));
         }
-        CUDA(cudaStreamSynchronize(s));
-        if (it >= 0) t += MPI_Wtime() - t0;
-    }
-    report("kernel_copy_limit", grid, t, iters);
+    });
 
     if (NULL != getenv("BENCH_KERNEL_EVENTS")) {
         cudaEvent_t k0, k1;
