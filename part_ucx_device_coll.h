@@ -66,6 +66,12 @@
  */
 
 #define GCOLL_THREADS 512
+/* After mode's engine (part_gcoll_after): at most one block an SM, so up
+ * to 96 registers a thread, which keep its four chunks in flight without
+ * spilling; 512 * 96 registers leave an SM room for a gate's block
+ * (GCOLL_GATE_THREADS at 32). */
+#define GCOLL_AFTER_REGS 96
+#define GCOLL_AFTER_CHUNKS 4
 static_assert(GCOLL_THREADS >= 64, "gcoll_tell and gcoll_done take a warp each");
 
 /* The trace's stamps (part_ucx_device_trace.h): thread 0 of block 0's,
@@ -537,7 +543,7 @@ __device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcol
  * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
  * at a time where every address allows it, the elements past the last
  * whole 16 bytes one at a time. */
-template <typename T, int Src = GCOLL_SRC_BUFFERS>
+template <typename T, int Src = GCOLL_SRC_BUFFERS, int U = 4>
 __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
                                            uint64_t lo, uint64_t hi, char *dst, bool all,
                                            uint64_t e = 0)
@@ -556,10 +562,11 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
         if (GCOLL_SRC_BUFFERS == Src && a.span && a.n >= 3 && a.n <= 4) {
             gcoll_reduce_at_once<T>(a, base, n16, dst, all);
         } else {
-            /* four chunks a thread, one rank's at a time: the engine has
+            /* U chunks a thread, one rank's at a time: the engine has
              * one block an SM or fewer, so its bandwidth is the loads each
-             * thread keeps in flight (two left it memory-latency bound) */
-            const int U = 4;
+             * thread keeps in flight (two left it memory-latency bound;
+             * four spill at part_gcoll's 64 registers and are faster all
+             * the same, and stay in part_gcoll_after's) */
             for (uint64_t i = threadIdx.x; i < n16; i += U * b) {
                 union {
                     uint4 v;
@@ -666,7 +673,7 @@ __device__ static inline uint64_t gcoll_cut(const mca_part_ucx_gcoll_args_t &a, 
 enum { GCOLL_KERNEL_PULL, GCOLL_KERNEL_BULK, GCOLL_KERNEL_SLICES };
 
 /* Step 3: move `len` bytes at `off` (unit k) of epoch e. */
-template <typename T, int Kernel>
+template <typename T, int Kernel, int U>
 __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
                                          uint64_t off, uint64_t len, uint64_t e)
 {
@@ -690,21 +697,22 @@ __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uin
 
     switch (a.kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE:
-        gcoll_reduce<T>(a, off, 0, count, NULL != a.scratch ? a.scratch : a.dst[a.me], false);
+        gcoll_reduce<T, GCOLL_SRC_BUFFERS, U>(a, off, 0, count,
+                                              NULL != a.scratch ? a.scratch : a.dst[a.me], false);
         break;
     case MCA_PART_UCX_GCOLL_ALLREDUCE2:
         /* this rank's slice, cut at 16 bytes as in lines (gcoll_cut):
          * whole 16-byte loads over the links for every slice but the
          * last's tail, whatever the number of ranks */
-        gcoll_reduce<T>(a, off, gcoll_cut(a, len, a.me) / sizeof(T),
-                        gcoll_cut(a, len, a.me + 1) / sizeof(T), NULL, true);
+        gcoll_reduce<T, GCOLL_SRC_BUFFERS, U>(a, off, gcoll_cut(a, len, a.me) / sizeof(T),
+                                              gcoll_cut(a, len, a.me + 1) / sizeof(T), NULL, true);
         break;
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
         gcoll_push<T>(a, off, len, e);
         break;
     case MCA_PART_UCX_GCOLL_REDUCE:
         if (a.me == a.root) {
-            gcoll_reduce<T>(a, off, 0, count, a.dst[a.me], false);
+            gcoll_reduce<T, GCOLL_SRC_BUFFERS, U>(a, off, 0, count, a.dst[a.me], false);
         }
         break;
     case MCA_PART_UCX_GCOLL_BCAST:
@@ -781,10 +789,10 @@ __device__ static inline void gcoll_take_args(mca_part_ucx_gcoll_args_t *a, uint
  * which is resident while the application's kernel still runs, then
  * leaves room on its SM for a block of 1024 threads at 32 registers; at
  * one, it would take a whole SM from that kernel. */
-template <typename T, int Kernel>
-__global__ void __launch_bounds__(GCOLL_THREADS, 2)
-    part_gcoll(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
-               const volatile uint64_t *epoch_word)
+template <typename T, int Kernel, int U>
+__device__ static __forceinline__ void gcoll_engine(const mca_part_ucx_gcoll_args_t *args,
+                                                    uint64_t epoch_arg,
+                                                    const volatile uint64_t *epoch_word)
 {
     __shared__ mca_part_ucx_gcoll_args_t a;
     __shared__ uint64_t epoch;
@@ -830,7 +838,7 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
             GCOLL_STAMP(e, PART_TRACE_PEERS);
         }
         GCOLL_UNIT_STAMP(e, k, PART_TRACE_UNIT_PEERS);
-        gcoll_move<T, Kernel>(a, k, off, len, e);
+        gcoll_move<T, Kernel, U>(a, k, off, len, e);
         __syncthreads();
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_MOVED);
@@ -895,6 +903,32 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     }
 }
 
+template <typename T, int Kernel>
+__global__ void __launch_bounds__(GCOLL_THREADS, 2)
+    part_gcoll(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
+               const volatile uint64_t *epoch_word)
+{
+    gcoll_engine<T, Kernel, 4>(args, epoch_arg, epoch_word);
+}
+
+/* After mode (MCA_PART_UCX_GCOLL_GATED): the producers are done and the
+ * engine takes at most one block an SM (mca_part_ucx_gcoll_after), so its
+ * threads may have GCOLL_AFTER_REGS registers, and its chunks in flight
+ * stay in registers (at 64, the two-block bound, they spill). __maxnreg__
+ * needs nvcc 12.4; before it, after mode takes part_gcoll. */
+#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
+template <typename T>
+__global__ void __maxnreg__(GCOLL_AFTER_REGS)
+    part_gcoll_after(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
+                     const volatile uint64_t *epoch_word)
+{
+    gcoll_engine<T, GCOLL_KERNEL_PULL, GCOLL_AFTER_CHUNKS>(args, epoch_arg, epoch_word);
+}
+#define GCOLL_AFTER_KERNEL(T) part_gcoll_after<T>
+#else
+#define GCOLL_AFTER_KERNEL(T) part_gcoll<T, GCOLL_KERNEL_PULL>
+#endif
+
 /* The gate of an epoch whose kernel runs after the producing kernels
  * (MCA_PART_UCX_GCOLL_GATED: part_ucx_coll_gpu_after_bytes), one block on
  * the application's stream before the engine's kernel: it waits until
@@ -905,7 +939,9 @@ __global__ void __launch_bounds__(GCOLL_THREADS, 2)
  * needs; its waits for the peers' moves then last only as long as their
  * engines, which fit beside it. It only looks: the engine's own waits
  * acquire the data after it. */
-#define GCOLL_GATE_THREADS 1024
+/* 512 threads at 32 registers: room beside an after-mode engine block
+ * (GCOLL_AFTER_REGS) */
+#define GCOLL_GATE_THREADS 512
 #define GCOLL_GATE_BATCH 8
 
 /* Whether the gate waits for word i (rank i / user_parts's partition
@@ -981,9 +1017,9 @@ __device__ static inline void gcoll_gate_publish(const mca_part_ucx_gcoll_args_t
     }
 }
 
-/* at most 32 registers a thread: half an SM's, room beside an engine's
- * block (part_ucx_coll_gpu.c, mca_part_ucx_gcoll_after) */
-__global__ void __launch_bounds__(GCOLL_GATE_THREADS, 2)
+/* at most 32 registers a thread: a quarter of an SM's, room beside an
+ * after-mode engine block (part_ucx_coll_gpu.c, mca_part_ucx_gcoll_after) */
+__global__ void __launch_bounds__(GCOLL_GATE_THREADS, 4)
     part_gcoll_gate(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg)
 {
     __shared__ mca_part_ucx_gcoll_args_t a;
@@ -993,6 +1029,12 @@ __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 2)
 
     gcoll_take_args(&a, &epoch, args, epoch_arg);
     e = epoch;
+    /* launched as a programmatic dependent of the producing kernel
+     * (gcoll_launch_after): the producer's marks and data once it has
+     * completed; a no-op where the launch was an ordinary one */
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
     if (NULL != a.marks) {
         gcoll_gate_publish(a, e);
     }
@@ -1017,6 +1059,54 @@ __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 2)
     }
 }
 
+/* Launches kernel<<<blocks, threads>>>(args...) on stream. urgent: at the
+ * device's greatest priority (a captured launch keeps it as its node's).
+ * early: as a programmatic dependent of the kernel before it on the
+ * stream, whose completion it then waits for itself (griddepcontrol.wait)
+ * or does not need: its blocks may start as that kernel's last blocks
+ * leave, not once its completion has been flushed, one kernel boundary's
+ * latency less. Where the previous work is no kernel the launch is an
+ * ordinary one; where the attribute is refused, so is it. */
+template <typename... P, typename... A>
+static int gcoll_launch_ex(void (*kernel)(P...), unsigned blocks, unsigned threads, void *stream,
+                           bool urgent, bool early, A... args)
+{
+#if CUDART_VERSION >= 12000 /* launch attributes */
+    cudaLaunchAttribute attrs[2];
+    cudaLaunchConfig_t cfg = {};
+    int least = 0, greatest = 0;
+
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(threads);
+    cfg.stream = (cudaStream_t) stream;
+    cfg.attrs = attrs;
+    if (urgent) {
+        if (0 != check(cudaDeviceGetStreamPriorityRange(&least, &greatest))) {
+            return -1;
+        }
+        attrs[cfg.numAttrs].id = cudaLaunchAttributePriority;
+        attrs[cfg.numAttrs++].val.priority = greatest;
+    }
+    if (early) {
+        attrs[cfg.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attrs[cfg.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
+        if (cudaSuccess == cudaLaunchKernelEx(&cfg, kernel, args...)) {
+            return 0;
+        }
+        (void) cudaGetLastError(); /* refused: an ordinary launch */
+        --cfg.numAttrs;
+    }
+    if (0 < cfg.numAttrs) {
+        return check(cudaLaunchKernelEx(&cfg, kernel, args...));
+    }
+#else
+    (void) urgent;
+    (void) early;
+#endif
+    kernel<<<blocks, threads, 0, (cudaStream_t) stream>>>(args...);
+    return check(cudaGetLastError());
+}
+
 template <typename T>
 static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
                         const volatile uint64_t *epoch_word, unsigned blocks, void *stream,
@@ -1024,8 +1114,9 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
 {
     void (*kernel)(const mca_part_ucx_gcoll_args_t *, uint64_t, const volatile uint64_t *) =
         (GCOLL_KERNEL_SLICES == which) ? part_gcoll<T, GCOLL_KERNEL_SLICES>
-        : (GCOLL_KERNEL_BULK == which) ? part_gcoll<T, GCOLL_KERNEL_BULK>
-                                       : part_gcoll<T, GCOLL_KERNEL_PULL>;
+        : (GCOLL_KERNEL_BULK == which)         ? part_gcoll<T, GCOLL_KERNEL_BULK>
+        : (MCA_PART_UCX_GCOLL_GATED == how)    ? GCOLL_AFTER_KERNEL(T)
+                                               : part_gcoll<T, GCOLL_KERNEL_PULL>;
     cudaFuncAttributes attr;
 
     if (MCA_PART_UCX_GCOLL_LOAD == how) {
@@ -1033,46 +1124,27 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
         part_trace_setup();
 #endif
         return (0 != check(cudaFuncGetAttributes(&attr, kernel)) ||
-                0 != check(cudaFuncGetAttributes(&attr, part_gcoll_gate)))
+                0 != check(cudaFuncGetAttributes(&attr, part_gcoll_gate)) ||
+                (GCOLL_KERNEL_PULL == which &&
+                 0 != check(cudaFuncGetAttributes(&attr, GCOLL_AFTER_KERNEL(T)))))
                    ? -1 : 0;
     }
-    if (MCA_PART_UCX_GCOLL_GATED == how) {
-        part_gcoll_gate<<<1, GCOLL_GATE_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch);
-        if (0 != check(cudaGetLastError())) {
-            return -1;
-        }
+    if (MCA_PART_UCX_GCOLL_GATED == how &&
+        0 != gcoll_launch_ex(part_gcoll_gate, 1, GCOLL_GATE_THREADS, stream, false, true, dev,
+                             epoch)) {
+        return -1;
     }
-#if CUDART_VERSION >= 12000 /* launch attributes' priority */
-    if (urgent) {
-        /* The engine is launched after the producing kernel (see
-         * mca_part_ucx_gcoll_start), and a grid's blocks go to the SMs in
-         * launch order at equal priority: behind a producer of more blocks
-         * than the GPU holds, the engine's would wait for its last ones
-         * and move nothing while it runs. At the greatest priority they
-         * go ahead of the producer's waiting blocks; the engine's block
-         * cap (half the SMs) leaves that kernel room. A captured launch
-         * keeps the attribute as its node's priority. */
-        int least = 0, greatest = 0;
-        cudaLaunchAttribute attr0;
-        cudaLaunchConfig_t cfg = {};
-
-        if (0 != check(cudaDeviceGetStreamPriorityRange(&least, &greatest))) {
-            return -1;
-        }
-        attr0.id = cudaLaunchAttributePriority;
-        attr0.val.priority = greatest;
-        cfg.gridDim = dim3(blocks);
-        cfg.blockDim = dim3(GCOLL_THREADS);
-        cfg.stream = (cudaStream_t) stream;
-        cfg.attrs = &attr0;
-        cfg.numAttrs = 1;
-        return check(cudaLaunchKernelEx(&cfg, kernel, dev, epoch, epoch_word));
-    }
-#else
-    (void) urgent;
-#endif
-    kernel<<<blocks, GCOLL_THREADS, 0, (cudaStream_t) stream>>>(dev, epoch, epoch_word);
-    return check(cudaGetLastError());
+    /* The engine is launched after the producing kernel (see
+     * mca_part_ucx_gcoll_start), and a grid's blocks go to the SMs in
+     * launch order at equal priority: behind a producer of more blocks than
+     * the GPU holds, the engine's would wait for its last ones and move
+     * nothing while it runs. Urgent, at the greatest priority, they go
+     * ahead of the producer's waiting blocks; the engine's block cap (half
+     * the SMs) leaves that kernel room. Behind a gate, its blocks may start
+     * as the gate's block leaves: the engine reads nothing the gate
+     * writes without waiting for it. */
+    return gcoll_launch_ex(kernel, blocks, GCOLL_THREADS, stream, urgent,
+                           MCA_PART_UCX_GCOLL_GATED == how, dev, epoch, epoch_word);
 }
 
 /* a: the arguments (host memory), dev: their copy in GPU memory. Copies
