@@ -33,6 +33,17 @@
  *                         into one CUDA graph on each rank, which the host
  *                         launches: no host call per epoch
  *     ipc_limit_graph     ipc_limit captured the same way
+ *     ipc_after_graph     a prototype, outside MPI's data path, of kernel
+ *                         copy after the producer: ipc_limit_graph's
+ *                         kernel also stores one mark a block (the epoch:
+ *                         what MPIX_Pready's stream-ordered marks cost),
+ *                         and a copy kernel launched behind it as its
+ *                         programmatic dependent (griddepcontrol.wait)
+ *                         waits for the receiver's ready-to-receive
+ *                         itself, checks every mark and copies c into the
+ *                         receiver's mapped buffer with SM stores, instead
+ *                         of the stream's wait and copy-engine copy
+ *     ipc_after_nomark_graph   the same without the marks
  *     nccl                the same kernel, then ncclSend (rank 0) /
  *                         ncclRecv (rank 1) of c on the same stream, no
  *                         host synchronisation per epoch: NCCL's
@@ -95,11 +106,12 @@ static char vname[64]; /* the variant in the rows */
 
 enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT,
        V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_NCCL, V_PROGRESS_KERNELS,
-       V_PROGRESS_GRAPH, V_COUNT };
+       V_PROGRESS_GRAPH, V_IPC_AFTER_GRAPH, V_IPC_AFTER_NOMARK_GRAPH, V_COUNT };
 static const char *goodput_names[V_COUNT] = {
     "traditional", "kernel_copy_host",    "kernel_copy_stream", "progress_stream",
     "ipc_limit",   "kernel_copy_kernels", "kernel_copy_graph",  "ipc_limit_graph",
-    "nccl",        "progress_kernels",    "progress_graph"};
+    "nccl",        "progress_kernels",    "progress_graph",     "ipc_after_graph",
+    "ipc_after_nomark_graph"};
 enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_KERNELS_GRAPH, H_PARRIVED_GRAPH,
        H_NCCL, H_COUNT };
 static const char *hrtt_names[H_COUNT] = {"stream",   "host",          "sendrecv",
@@ -212,7 +224,58 @@ struct ipc {
     uint64_t *flag;      /* this rank's flag (local GPU memory) */
     uint64_t *peer_flag; /* the other rank's, mapped */
     double *peer_c;      /* rank 0: rank 1's c, mapped */
+    /* ipc_after (rank 0): the marks (one a block), the marks found
+     * missing, the copy kernel's blocks */
+    uint64_t *marks;
+    unsigned long long *bad;
+    int copy_blocks;
 };
+
+/* ipc_after's producer: vadd, then the block's first thread stores the
+ * block's mark, the epoch (no fence, no count: the copy kernel runs after
+ * this kernel has completed). */
+__global__ void vadd_mark(const double *a, const double *b, double *c, int epoch,
+                          const int *ebase, uint64_t *marks)
+{
+    long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+    int e = epoch_at(epoch, ebase);
+    c[i] = a[i] + b[i] + (double) e;
+    if (NULL != marks && 0 == threadIdx.x) marks[blockIdx.x] = (uint64_t) e;
+}
+
+/* ipc_after's copy, the programmatic dependent of vadd_mark: once that
+ * kernel has completed (griddepcontrol.wait), each block waits for the
+ * receiver's ready-to-receive (*rtr >= value), counts the marks of its
+ * share that do not show the epoch into *bad, and copies its share of src
+ * into dst, 16 bytes a thread, four loads in flight. */
+__global__ void __launch_bounds__(1024)
+    copy_after(const uint4 *src, uint4 *dst, long n16, const volatile uint64_t *rtr,
+               uint64_t value, const uint64_t *marks, int grid, int epoch, const int *ebase,
+               unsigned long long *bad)
+{
+    long stride = (long) gridDim.x * blockDim.x, i = blockIdx.x * (long) blockDim.x + threadIdx.x;
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+    if (0 == threadIdx.x) {
+        while (*rtr < value) __nanosleep(64);
+    }
+    __syncthreads();
+    if (NULL != marks) {
+        uint64_t e = (uint64_t) epoch_at(epoch, ebase);
+        for (long j = i; j < grid; j += stride) {
+            if (marks[j] != e) atomicAdd(bad, 1ull);
+        }
+    }
+    for (; i + 3 * stride < n16; i += 4 * stride) {
+        uint4 v0 = src[i], v1 = src[i + stride], v2 = src[i + 2 * stride], v3 = src[i + 3 * stride];
+        dst[i] = v0;
+        dst[i + stride] = v1;
+        dst[i + 2 * stride] = v2;
+        dst[i + 3 * stride] = v3;
+    }
+    for (; i < n16; i += stride) dst[i] = src[i];
+}
 
 static void ipc_open(struct ipc *m, double *c)
 {
@@ -251,9 +314,27 @@ static void ipc_close(struct ipc *m)
  * before the other can write it again (that needs the other graph's
  * whole replay in between). */
 static void ipc_epoch(const struct ipc *m, const double *a, const double *b, double *c, int grid,
-                      int w, uint64_t value, int e, const int *ebase, cudaStream_t s)
+                      int w, uint64_t value, int e, const int *ebase, cudaStream_t s, int v)
 {
-    if (0 == rank) {
+    if (0 == rank && (V_IPC_AFTER_GRAPH == v || V_IPC_AFTER_NOMARK_GRAPH == v)) {
+        uint64_t *marks = (V_IPC_AFTER_GRAPH == v) ? m->marks : NULL;
+        cudaLaunchAttribute attr;
+        cudaLaunchConfig_t cfg = {};
+        vadd_mark<<<grid, 1024, 0, s>>>(a, b, c, e, ebase, marks);
+        attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr.val.programmaticStreamSerializationAllowed = 1;
+        cfg.gridDim = dim3(m->copy_blocks);
+        cfg.blockDim = dim3(1024);
+        cfg.stream = s;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        CUDA(cudaLaunchKernelEx(&cfg, copy_after, (const uint4 *) c, (uint4 *) m->peer_c,
+                                (long) grid * 1024 * (long) sizeof(double) / 16,
+                                (const volatile uint64_t *) (m->flag + w), value,
+                                (const uint64_t *) marks, grid, e, (const int *) ebase, m->bad));
+        CU(write_value((CUstream) s, (CUdeviceptr) (m->peer_flag + w), value,
+                       CU_STREAM_WRITE_VALUE_DEFAULT));
+    } else if (0 == rank) {
         vadd<<<grid, 1024, 0, s>>>(a, b, c, e, ebase, 1, NULL);
         CU(wait_value((CUstream) s, (CUdeviceptr) (m->flag + w), value,
                       CU_STREAM_WAIT_VALUE_GEQ));
@@ -329,18 +410,24 @@ static bool stream_variant(int v)
            V_KCOPY_GRAPH == v || V_PROGRESS_KERNELS == v || V_PROGRESS_GRAPH == v;
 }
 
+/* The graph variants of the IPC limit and its after-kernel prototype */
+static bool ipc_graph(int v)
+{
+    return V_IPC_LIMIT_GRAPH == v || V_IPC_AFTER_GRAPH == v || V_IPC_AFTER_NOMARK_GRAPH == v;
+}
+
 static void graph_build(int v, int K, MPI_Request *req, MPIX_Prequest preq, const struct ipc *m,
                         const double *a, const double *b, double *c, int grid, int bpp, int e,
                         int *ebase, cudaStream_t s, cudaGraphExec_t graph[2])
 {
     graph_base(ebase, e - 1, s);
-    for (int gi = 0; gi < (V_IPC_LIMIT_GRAPH == v ? 2 : 1); ++gi) {
+    for (int gi = 0; gi < (ipc_graph(v) ? 2 : 1); ++gi) {
         graph[gi] = graph_capture(s, K, 0 == rank ? ebase : NULL, [&](int k) {
-            if (V_IPC_LIMIT_GRAPH != v) {
+            if (!ipc_graph(v)) {
                 stream_epoch(req, preq, a, b, c, grid, bpp, k, ebase, s, NULL);
                 return;
             }
-            ipc_epoch(m, a, b, c, grid, 2 + gi, (uint64_t) k, k, ebase, s);
+            ipc_epoch(m, a, b, c, grid, 2 + gi, (uint64_t) k, k, ebase, s, v);
             if (K == k) { /* this side's word, for the graph's next turn */
                 CU(write_value((CUstream) s, (CUdeviceptr) (m->flag + 2 + gi), 0,
                                CU_STREAM_WRITE_VALUE_DEFAULT));
@@ -361,7 +448,7 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
     int parts = grid < maxp ? grid : maxp, bpp = grid / parts, iters = iters_for(n * 8);
     bool stream = stream_variant(v);
     bool progress = V_PROGRESS_STREAM == v || V_PROGRESS_KERNELS == v || V_PROGRESS_GRAPH == v;
-    bool graphed = V_KCOPY_GRAPH == v || V_IPC_LIMIT_GRAPH == v || V_PROGRESS_GRAPH == v;
+    bool graphed = V_KCOPY_GRAPH == v || ipc_graph(v) || V_PROGRESS_GRAPH == v;
     int K = graphed ? graph_epochs() : 1, *ebase = NULL;
     cudaGraphExec_t graph[2] = {NULL, NULL};
     MPI_Request req = MPI_REQUEST_NULL;
@@ -437,7 +524,7 @@ static double goodput_run(int v, int grid, const double *a, const double *b, dou
             stream_epoch(&req, preq, a, b, c, grid, bpp, e, NULL, s, i >= 0 ? calls : NULL);
             break;
         default:
-            ipc_epoch(m, a, b, c, grid, 0, (uint64_t) e, e, NULL, s);
+            ipc_epoch(m, a, b, c, grid, 0, (uint64_t) e, e, NULL, s, v);
             break;
         }
         if (0 == rank) CUDA(cudaGetLastError());
@@ -770,7 +857,7 @@ int main(int argc, char **argv)
         }
         size_t bytes = (size_t) maxg * 1024 * sizeof(double);
         double *a = NULL, *b = NULL, *c;
-        struct ipc m = {NULL, NULL, NULL};
+        struct ipc m = {NULL, NULL, NULL, NULL, NULL, 0};
         CUDA(cudaMalloc(&c, bytes));
         if (0 == rank) {
             CUDA(cudaMalloc(&a, bytes));
@@ -779,8 +866,20 @@ int main(int argc, char **argv)
             CUDA(cudaGetLastError());
         }
         CUDA(cudaDeviceSynchronize()); /* before the non-blocking stream uses them */
-        bool ipc = V_IPC_LIMIT == v || V_IPC_LIMIT_GRAPH == v;
+        bool ipc = V_IPC_LIMIT == v || ipc_graph(v);
         if (ipc) ipc_open(&m, c);
+        if (0 == rank && (V_IPC_AFTER_GRAPH == v || V_IPC_AFTER_NOMARK_GRAPH == v)) {
+            int per_sm = 0, sms = 0, dev = 0;
+            CUDA(cudaMalloc(&m.marks, (size_t) maxg * sizeof(*m.marks)));
+            CUDA(cudaMemset(m.marks, 0, (size_t) maxg * sizeof(*m.marks)));
+            CUDA(cudaMalloc(&m.bad, sizeof(*m.bad)));
+            CUDA(cudaMemset(m.bad, 0, sizeof(*m.bad)));
+            CUDA(cudaGetDevice(&dev));
+            CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+            CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_after, 1024, 0));
+            m.copy_blocks = sms * (per_sm > 0 ? per_sm : 1);
+            CUDA(cudaDeviceSynchronize());
+        }
         for (int g = 0; g < ng; ++g) {
             if (kstart && !fits(grids[g])) {
                 if (0 == rank) {
@@ -810,6 +909,16 @@ int main(int argc, char **argv)
                 }
                 fflush(stdout);
             }
+        }
+        if (NULL != m.bad) {
+            unsigned long long bad = 0;
+            CUDA(cudaMemcpy(&bad, m.bad, sizeof(bad), cudaMemcpyDeviceToHost));
+            if (0 != bad) {
+                fprintf(stderr, "b_stream: %s: %llu marks missing\n", vname, bad);
+                failed = 1;
+            }
+            CUDA(cudaFree(m.marks));
+            CUDA(cudaFree(m.bad));
         }
         if (ipc) ipc_close(&m);
         CUDA(cudaFree(c));
