@@ -1059,14 +1059,35 @@ __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 4)
     }
 }
 
+/* Whether this thread's current GPU has programmatic dependent launch
+ * (compute capability 9.0 on). Elsewhere the attribute is not even
+ * tried: a refused launch inside a stream capture would invalidate the
+ * capture, whatever the ordinary launch after it. */
+static bool gcoll_pdl_capable(void)
+{
+    /* asked once, at the first collective's setup (MCA_PART_UCX_GCOLL_LOAD,
+     * outside any capture); a process drives one GPU */
+    static int capable = -1;
+    int dev = 0, major = 0;
+
+    if (capable < 0) {
+        capable = cudaSuccess == cudaGetDevice(&dev) &&
+                  cudaSuccess == cudaDeviceGetAttribute(&major,
+                                                        cudaDevAttrComputeCapabilityMajor, dev) &&
+                  major >= 9;
+    }
+    return 1 == capable;
+}
+
 /* Launches kernel<<<blocks, threads>>>(args...) on stream. urgent: at the
  * device's greatest priority (a captured launch keeps it as its node's).
  * early: as a programmatic dependent of the kernel before it on the
  * stream, whose completion it then waits for itself (griddepcontrol.wait)
  * or does not need: its blocks may start as that kernel's last blocks
  * leave, not once its completion has been flushed, one kernel boundary's
- * latency less. Where the previous work is no kernel the launch is an
- * ordinary one; where the attribute is refused, so is it. */
+ * latency less. Where the previous work is no kernel, or the GPU has no
+ * such launches, the launch is an ordinary one; where the attribute is
+ * refused, so is it. */
 template <typename... P, typename... A>
 static int gcoll_launch_ex(void (*kernel)(P...), unsigned blocks, unsigned threads, void *stream,
                            bool urgent, bool early, A... args)
@@ -1087,7 +1108,7 @@ static int gcoll_launch_ex(void (*kernel)(P...), unsigned blocks, unsigned threa
         attrs[cfg.numAttrs].id = cudaLaunchAttributePriority;
         attrs[cfg.numAttrs++].val.priority = greatest;
     }
-    if (early) {
+    if (early && gcoll_pdl_capable()) {
         attrs[cfg.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         attrs[cfg.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
         if (cudaSuccess == cudaLaunchKernelEx(&cfg, kernel, args...)) {
@@ -1123,6 +1144,7 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
 #if GCOLL_TRACING
         part_trace_setup();
 #endif
+        (void) gcoll_pdl_capable();
         return (0 != check(cudaFuncGetAttributes(&attr, kernel)) ||
                 0 != check(cudaFuncGetAttributes(&attr, part_gcoll_gate)) ||
                 (GCOLL_KERNEL_PULL == which &&
