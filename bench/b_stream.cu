@@ -44,6 +44,12 @@
  *                         receiver's mapped buffer with SM stores, instead
  *                         of the stream's wait and copy-engine copy
  *     ipc_after_nomark_graph   the same without the marks
+ *     ipc_marks_graph     the other shape of it: ipc_limit_graph's kernel
+ *                         with the marks, and a one-block kernel behind it
+ *                         (a programmatic dependent) that checks them
+ *                         before the stream's wait and copy-engine copy,
+ *                         as the progress engine's stream copy would with
+ *                         stream-ordered marks
  *     nccl                the same kernel, then ncclSend (rank 0) /
  *                         ncclRecv (rank 1) of c on the same stream, no
  *                         host synchronisation per epoch: NCCL's
@@ -106,12 +112,13 @@ static char vname[64]; /* the variant in the rows */
 
 enum { V_TRADITIONAL, V_KCOPY_HOST, V_KCOPY_STREAM, V_PROGRESS_STREAM, V_IPC_LIMIT,
        V_KCOPY_KERNELS, V_KCOPY_GRAPH, V_IPC_LIMIT_GRAPH, V_NCCL, V_PROGRESS_KERNELS,
-       V_PROGRESS_GRAPH, V_IPC_AFTER_GRAPH, V_IPC_AFTER_NOMARK_GRAPH, V_COUNT };
+       V_PROGRESS_GRAPH, V_IPC_AFTER_GRAPH, V_IPC_AFTER_NOMARK_GRAPH,
+       V_IPC_MARKS_GRAPH, V_COUNT };
 static const char *goodput_names[V_COUNT] = {
     "traditional", "kernel_copy_host",    "kernel_copy_stream", "progress_stream",
     "ipc_limit",   "kernel_copy_kernels", "kernel_copy_graph",  "ipc_limit_graph",
     "nccl",        "progress_kernels",    "progress_graph",     "ipc_after_graph",
-    "ipc_after_nomark_graph"};
+    "ipc_after_nomark_graph", "ipc_marks_graph"};
 enum { H_STREAM, H_HOST, H_SENDRECV, H_KERNELS, H_PARRIVED, H_KERNELS_GRAPH, H_PARRIVED_GRAPH,
        H_NCCL, H_COUNT };
 static const char *hrtt_names[H_COUNT] = {"stream",   "host",          "sendrecv",
@@ -243,6 +250,41 @@ __global__ void vadd_mark(const double *a, const double *b, double *c, int epoch
     if (NULL != marks && 0 == threadIdx.x) marks[blockIdx.x] = (uint64_t) e;
 }
 
+/* ipc_marks' check, the programmatic dependent of vadd_mark: one block
+ * counts the marks that do not show the epoch into *bad. */
+__global__ void marks_check(const uint64_t *marks, int grid, int epoch, const int *ebase,
+                            unsigned long long *bad)
+{
+    uint64_t e;
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+    e = (uint64_t) epoch_at(epoch, ebase);
+    unsigned long long missing = 0; /* counted in a register: the loads then overlap */
+#pragma unroll 8
+    for (int j = threadIdx.x; j < grid; j += blockDim.x) {
+        missing += (marks[j] != e);
+    }
+    if (0 != missing) atomicAdd(bad, missing);
+}
+
+/* Launches kernel<<<blocks, 1024>>>(args...) on s as a programmatic
+ * dependent of the kernel before it. */
+template <typename... P, typename... A>
+static void launch_dependent(void (*kernel)(P...), int blocks, cudaStream_t s, A... args)
+{
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg = {};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(1024);
+    cfg.stream = s;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
+}
+
 /* ipc_after's copy, the programmatic dependent of vadd_mark: once that
  * kernel has completed (griddepcontrol.wait), each block waits for the
  * receiver's ready-to-receive (*rtr >= value), counts the marks of its
@@ -263,9 +305,11 @@ __global__ void __launch_bounds__(1024)
     __syncthreads();
     if (NULL != marks) {
         uint64_t e = (uint64_t) epoch_at(epoch, ebase);
+        unsigned long long missing = 0;
         for (long j = i; j < grid; j += stride) {
-            if (marks[j] != e) atomicAdd(bad, 1ull);
+            missing += (marks[j] != e);
         }
+        if (0 != missing) atomicAdd(bad, missing);
     }
     for (; i + 3 * stride < n16; i += 4 * stride) {
         uint4 v0 = src[i], v1 = src[i + stride], v2 = src[i + 2 * stride], v3 = src[i + 3 * stride];
@@ -318,24 +362,21 @@ static void ipc_epoch(const struct ipc *m, const double *a, const double *b, dou
 {
     if (0 == rank && (V_IPC_AFTER_GRAPH == v || V_IPC_AFTER_NOMARK_GRAPH == v)) {
         uint64_t *marks = (V_IPC_AFTER_GRAPH == v) ? m->marks : NULL;
-        cudaLaunchAttribute attr;
-        cudaLaunchConfig_t cfg = {};
         vadd_mark<<<grid, 1024, 0, s>>>(a, b, c, e, ebase, marks);
-        attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr.val.programmaticStreamSerializationAllowed = 1;
-        cfg.gridDim = dim3(m->copy_blocks);
-        cfg.blockDim = dim3(1024);
-        cfg.stream = s;
-        cfg.attrs = &attr;
-        cfg.numAttrs = 1;
-        CUDA(cudaLaunchKernelEx(&cfg, copy_after, (const uint4 *) c, (uint4 *) m->peer_c,
-                                (long) grid * 1024 * (long) sizeof(double) / 16,
-                                (const volatile uint64_t *) (m->flag + w), value,
-                                (const uint64_t *) marks, grid, e, (const int *) ebase, m->bad));
+        launch_dependent(copy_after, m->copy_blocks, s, (const uint4 *) c, (uint4 *) m->peer_c,
+                         (long) grid * 1024 * (long) sizeof(double) / 16,
+                         (const volatile uint64_t *) (m->flag + w), value,
+                         (const uint64_t *) marks, grid, e, (const int *) ebase, m->bad);
         CU(write_value((CUstream) s, (CUdeviceptr) (m->peer_flag + w), value,
                        CU_STREAM_WRITE_VALUE_DEFAULT));
     } else if (0 == rank) {
-        vadd<<<grid, 1024, 0, s>>>(a, b, c, e, ebase, 1, NULL);
+        if (V_IPC_MARKS_GRAPH == v) {
+            vadd_mark<<<grid, 1024, 0, s>>>(a, b, c, e, ebase, m->marks);
+            launch_dependent(marks_check, 1, s, (const uint64_t *) m->marks, grid, e,
+                             (const int *) ebase, m->bad);
+        } else {
+            vadd<<<grid, 1024, 0, s>>>(a, b, c, e, ebase, 1, NULL);
+        }
         CU(wait_value((CUstream) s, (CUdeviceptr) (m->flag + w), value,
                       CU_STREAM_WAIT_VALUE_GEQ));
         CUDA(cudaMemcpyAsync(m->peer_c, c, (size_t) grid * 1024 * sizeof(double),
@@ -413,7 +454,8 @@ static bool stream_variant(int v)
 /* The graph variants of the IPC limit and its after-kernel prototype */
 static bool ipc_graph(int v)
 {
-    return V_IPC_LIMIT_GRAPH == v || V_IPC_AFTER_GRAPH == v || V_IPC_AFTER_NOMARK_GRAPH == v;
+    return V_IPC_LIMIT_GRAPH == v || V_IPC_AFTER_GRAPH == v || V_IPC_AFTER_NOMARK_GRAPH == v ||
+           V_IPC_MARKS_GRAPH == v;
 }
 
 static void graph_build(int v, int K, MPI_Request *req, MPIX_Prequest preq, const struct ipc *m,
@@ -868,7 +910,8 @@ int main(int argc, char **argv)
         CUDA(cudaDeviceSynchronize()); /* before the non-blocking stream uses them */
         bool ipc = V_IPC_LIMIT == v || ipc_graph(v);
         if (ipc) ipc_open(&m, c);
-        if (0 == rank && (V_IPC_AFTER_GRAPH == v || V_IPC_AFTER_NOMARK_GRAPH == v)) {
+        if (0 == rank && (V_IPC_AFTER_GRAPH == v || V_IPC_AFTER_NOMARK_GRAPH == v ||
+                          V_IPC_MARKS_GRAPH == v)) {
             int per_sm = 0, sms = 0, dev = 0;
             CUDA(cudaMalloc(&m.marks, (size_t) maxg * sizeof(*m.marks)));
             CUDA(cudaMemset(m.marks, 0, (size_t) maxg * sizeof(*m.marks)));

@@ -9,11 +9,14 @@
 # stream-ordered marks cost), then a copy kernel, launched behind it as a
 # programmatic dependent, waits for the receiver's ready-to-receive
 # itself, checks the marks and copies with SM stores.
-# ipc_after_nomark_graph: the same without the marks. Side by side, two
+# ipc_after_nomark_graph: the same without the marks; ipc_marks_graph:
+# the marks checked by a one-block kernel, then the stream's wait and a
+# copy-engine copy (the progress engine's stream copy with marks). Side by side, two
 # rounds: ipc_limit (the host-issued limit the target names),
-# ipc_limit_graph, kernel_copy_graph (the component today) and the two
+# ipc_limit_graph, kernel_copy_graph (the component today) and the three
 # prototypes, 1024 to 131072 blocks.
-# If ipc_after_graph is >= 0.95x ipc_limit from 16384 blocks, build it
+# If ipc_after_graph or ipc_marks_graph is >= 0.95x ipc_limit from 16384
+# blocks, build the faster one
 # into the component: a stream-only kernel-copy send (info
 # "mpix_stream_kernels") gets the ordered-marks tag, and
 # MPIX_Wait_enqueue launches the copy kernel (receiver's flags and done
@@ -26,7 +29,7 @@ export CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRE
 mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
 G=1024,4096,16384,65536,131072
 for r in 1 2; do
-  for v in ipc_limit ipc_limit_graph kernel_copy_graph ipc_after_graph ipc_after_nomark_graph; do
+  for v in ipc_limit ipc_limit_graph kernel_copy_graph ipc_after_graph ipc_after_nomark_graph ipc_marks_graph; do
     BENCH_LABEL=r$r timeout 120 mpirun -np 2 --bind-to none --mca part ucx -x BENCH_LABEL \
       /tmp/b_stream goodput $v $G 2>&1 | tr -d '\000' | grep -a -E '^stream_goodput|b_stream' >> $OUT/after.csv
   done
