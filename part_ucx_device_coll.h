@@ -1030,7 +1030,7 @@ __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 4)
     gcoll_take_args(&a, &epoch, args, epoch_arg);
     e = epoch;
     /* launched as a programmatic dependent of the producing kernel
-     * (gcoll_launch_after): the producer's marks and data once it has
+     * (gcoll_launch_ex): the producer's marks and data once it has
      * completed; a no-op where the launch was an ordinary one */
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
