@@ -36,4 +36,5 @@ for r in 1 2; do
   echo "round $r at $(el) s"
 done
 echo quit | nvidia-cuda-mps-control
+python3 bench/results/h200x1-stream/after-prototype/after_table.py $OUT/after.csv | tee $OUT/table.txt
 # run: O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT; bash bench/results/h200x1-stream/after-prototype/next-s23.sh 2>&1 | tail; tar -cJf $O/s.tar.xz -C /tmp o
