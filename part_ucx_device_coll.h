@@ -67,11 +67,10 @@
 
 #define GCOLL_THREADS 512
 /* After mode's engine (part_gcoll_after): at most one block an SM, so up
- * to 96 registers a thread, which keep its four chunks in flight without
- * spilling; 512 * 96 registers leave an SM room for a gate's block
+ * to 96 registers a thread, which keep gcoll_reduce's chunks in flight
+ * without spilling; 512 * 96 registers leave an SM room for a gate's block
  * (GCOLL_GATE_THREADS at 32). */
 #define GCOLL_AFTER_REGS 96
-#define GCOLL_AFTER_CHUNKS 4
 static_assert(GCOLL_THREADS >= 64, "gcoll_tell and gcoll_done take a warp each");
 
 /* The trace's stamps (part_ucx_device_trace.h): thread 0 of block 0's,
@@ -543,7 +542,7 @@ __device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcol
  * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
  * at a time where every address allows it, the elements past the last
  * whole 16 bytes one at a time. */
-template <typename T, int Src = GCOLL_SRC_BUFFERS, int U = 4>
+template <typename T, int Src = GCOLL_SRC_BUFFERS>
 __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, uint64_t off,
                                            uint64_t lo, uint64_t hi, char *dst, bool all,
                                            uint64_t e = 0)
@@ -562,11 +561,13 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
         if (GCOLL_SRC_BUFFERS == Src && a.span && a.n >= 3 && a.n <= 4) {
             gcoll_reduce_at_once<T>(a, base, n16, dst, all);
         } else {
-            /* U chunks a thread, one rank's at a time: the engine has
-             * one block an SM or fewer, so its bandwidth is the loads each
-             * thread keeps in flight (two left it memory-latency bound;
-             * four spill at part_gcoll's 64 registers and are faster all
-             * the same, and stay in part_gcoll_after's) */
+            /* four chunks a thread, one rank's at a time: the engine
+             * has one block an SM or fewer, so its bandwidth is the loads
+             * each thread keeps in flight (two left it memory-latency
+             * bound; four spill at part_gcoll's 64 registers and are
+             * faster all the same, and stay in part_gcoll_after's; six
+             * were no faster there) */
+            const int U = 4;
             for (uint64_t i = threadIdx.x; i < n16; i += U * b) {
                 union {
                     uint4 v;
@@ -673,7 +674,7 @@ __device__ static inline uint64_t gcoll_cut(const mca_part_ucx_gcoll_args_t &a, 
 enum { GCOLL_KERNEL_PULL, GCOLL_KERNEL_BULK, GCOLL_KERNEL_SLICES };
 
 /* Step 3: move `len` bytes at `off` (unit k) of epoch e. */
-template <typename T, int Kernel, int U>
+template <typename T, int Kernel>
 __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uint64_t k,
                                          uint64_t off, uint64_t len, uint64_t e)
 {
@@ -697,22 +698,21 @@ __device__ static inline void gcoll_move(const mca_part_ucx_gcoll_args_t &a, uin
 
     switch (a.kind) {
     case MCA_PART_UCX_GCOLL_ALLREDUCE:
-        gcoll_reduce<T, GCOLL_SRC_BUFFERS, U>(a, off, 0, count,
-                                              NULL != a.scratch ? a.scratch : a.dst[a.me], false);
+        gcoll_reduce<T>(a, off, 0, count, NULL != a.scratch ? a.scratch : a.dst[a.me], false);
         break;
     case MCA_PART_UCX_GCOLL_ALLREDUCE2:
         /* this rank's slice, cut at 16 bytes as in lines (gcoll_cut):
          * whole 16-byte loads over the links for every slice but the
          * last's tail, whatever the number of ranks */
-        gcoll_reduce<T, GCOLL_SRC_BUFFERS, U>(a, off, gcoll_cut(a, len, a.me) / sizeof(T),
-                                              gcoll_cut(a, len, a.me + 1) / sizeof(T), NULL, true);
+        gcoll_reduce<T>(a, off, gcoll_cut(a, len, a.me) / sizeof(T),
+                        gcoll_cut(a, len, a.me + 1) / sizeof(T), NULL, true);
         break;
     case MCA_PART_UCX_GCOLL_ALLREDUCE_PUSH:
         gcoll_push<T>(a, off, len, e);
         break;
     case MCA_PART_UCX_GCOLL_REDUCE:
         if (a.me == a.root) {
-            gcoll_reduce<T, GCOLL_SRC_BUFFERS, U>(a, off, 0, count, a.dst[a.me], false);
+            gcoll_reduce<T>(a, off, 0, count, a.dst[a.me], false);
         }
         break;
     case MCA_PART_UCX_GCOLL_BCAST:
@@ -785,11 +785,8 @@ __device__ static inline void gcoll_take_args(mca_part_ucx_gcoll_args_t *a, uint
  * shared memory: the per-rank arrays are indexed at run time, which from
  * the parameter space would copy them into every thread's local memory.
  * `epoch_arg`: 0 where the stream counts the epochs (*epoch_word).
- * Two blocks an SM (at most 64 registers a thread): a block of the engine,
- * which is resident while the application's kernel still runs, then
- * leaves room on its SM for a block of 1024 threads at 32 registers; at
- * one, it would take a whole SM from that kernel. */
-template <typename T, int Kernel, int U>
+ * The kernels below run it with their own register bounds. */
+template <typename T, int Kernel>
 __device__ static __forceinline__ void gcoll_engine(const mca_part_ucx_gcoll_args_t *args,
                                                     uint64_t epoch_arg,
                                                     const volatile uint64_t *epoch_word)
@@ -838,7 +835,7 @@ __device__ static __forceinline__ void gcoll_engine(const mca_part_ucx_gcoll_arg
             GCOLL_STAMP(e, PART_TRACE_PEERS);
         }
         GCOLL_UNIT_STAMP(e, k, PART_TRACE_UNIT_PEERS);
-        gcoll_move<T, Kernel, U>(a, k, off, len, e);
+        gcoll_move<T, Kernel>(a, k, off, len, e);
         __syncthreads();
         if (k == blockIdx.x) {
             GCOLL_STAMP(e, PART_TRACE_MOVED);
@@ -903,12 +900,16 @@ __device__ static __forceinline__ void gcoll_engine(const mca_part_ucx_gcoll_arg
     }
 }
 
+/* Two blocks an SM (at most 64 registers a thread): a block of the engine,
+ * which is resident while the application's kernel still runs, then
+ * leaves room on its SM for a block of 1024 threads at 32 registers; at
+ * one, it would take a whole SM from that kernel. */
 template <typename T, int Kernel>
 __global__ void __launch_bounds__(GCOLL_THREADS, 2)
     part_gcoll(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
                const volatile uint64_t *epoch_word)
 {
-    gcoll_engine<T, Kernel, 4>(args, epoch_arg, epoch_word);
+    gcoll_engine<T, Kernel>(args, epoch_arg, epoch_word);
 }
 
 /* After mode (MCA_PART_UCX_GCOLL_GATED): the producers are done and the
@@ -922,7 +923,7 @@ __global__ void __maxnreg__(GCOLL_AFTER_REGS)
     part_gcoll_after(const mca_part_ucx_gcoll_args_t *args, uint64_t epoch_arg,
                      const volatile uint64_t *epoch_word)
 {
-    gcoll_engine<T, GCOLL_KERNEL_PULL, GCOLL_AFTER_CHUNKS>(args, epoch_arg, epoch_word);
+    gcoll_engine<T, GCOLL_KERNEL_PULL>(args, epoch_arg, epoch_word);
 }
 #define GCOLL_AFTER_KERNEL(T) part_gcoll_after<T>
 #else
