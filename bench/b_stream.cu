@@ -250,22 +250,31 @@ __global__ void vadd_mark(const double *a, const double *b, double *c, int epoch
     if (NULL != marks && 0 == threadIdx.x) marks[blockIdx.x] = (uint64_t) e;
 }
 
+/* The caller's share of the grid's marks, j = first, first + stride, ...:
+ * those that do not show the epoch are added to *bad (counted in a
+ * register, so that the loads overlap). */
+__device__ static inline void count_unmarked(const uint64_t *marks, long first, long stride,
+                                             int grid, int epoch, const int *ebase,
+                                             unsigned long long *bad)
+{
+    uint64_t e = (uint64_t) epoch_at(epoch, ebase);
+    unsigned long long missing = 0;
+#pragma unroll 8
+    for (long j = first; j < grid; j += stride) {
+        missing += (marks[j] != e);
+    }
+    if (0 != missing) atomicAdd(bad, missing);
+}
+
 /* ipc_marks' check, the programmatic dependent of vadd_mark: one block
  * counts the marks that do not show the epoch into *bad. */
 __global__ void marks_check(const uint64_t *marks, int grid, int epoch, const int *ebase,
                             unsigned long long *bad)
 {
-    uint64_t e;
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
-    e = (uint64_t) epoch_at(epoch, ebase);
-    unsigned long long missing = 0; /* counted in a register: the loads then overlap */
-#pragma unroll 8
-    for (int j = threadIdx.x; j < grid; j += blockDim.x) {
-        missing += (marks[j] != e);
-    }
-    if (0 != missing) atomicAdd(bad, missing);
+    count_unmarked(marks, threadIdx.x, blockDim.x, grid, epoch, ebase, bad);
 }
 
 /* Launches kernel<<<blocks, 1024>>>(args...) on s as a programmatic
@@ -304,12 +313,7 @@ __global__ void __launch_bounds__(1024)
     }
     __syncthreads();
     if (NULL != marks) {
-        uint64_t e = (uint64_t) epoch_at(epoch, ebase);
-        unsigned long long missing = 0;
-        for (long j = i; j < grid; j += stride) {
-            missing += (marks[j] != e);
-        }
-        if (0 != missing) atomicAdd(bad, missing);
+        count_unmarked(marks, i, stride, grid, epoch, ebase, bad);
     }
     for (; i + 3 * stride < n16; i += 4 * stride) {
         uint4 v0 = src[i], v1 = src[i + stride], v2 = src[i + 2 * stride], v3 = src[i + 3 * stride];
