@@ -120,6 +120,8 @@ typedef struct mca_part_ucx_params_t {
     bool stream_kernel_ops;         /* enqueued starts and waits: kernels, not memory operations */
     bool stream_copy_engine;        /* the progress engine's enqueued epochs within a node: the
                                      * stream copies them (no host) */
+    int stream_copy_after_bytes;    /* stream-only kernel copy from these many bytes: the copy
+                                     * runs after the kernels, which only mark (0: never) */
     int stream_graph_start;         /* mca_part_ucx_graph_start_t */
     bool stream_graph_join;         /* a captured start joins the wait before it */
     int epoch_ahead_bytes;          /* am transfer and RTR: senders one epoch ahead up to this */

@@ -412,6 +412,17 @@ static int mca_part_ucx_component_register(void)
         "MPI_THREAD_MULTIPLE)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->stream_copy_engine);
+    mca_part_ucx_var("stream_copy_after_bytes",
+        "A device send declared stream-only (info \"mpix_stream_kernels\") whose kernels "
+        "store into the receiver's GPU buffer (kernel copy, one node) and whose buffer has at "
+        "least this many bytes: its MPIX_Pready only marks the partition, and "
+        "MPIX_Wait_enqueue copies the epoch in a kernel of its own on every SM once the "
+        "kernels before it have ended, rather than the kernels copy each group as it "
+        "completes. Partitions then arrive only after the producing kernels: a kernel "
+        "between MPIX_Start_enqueue and MPIX_Wait_enqueue must not wait for anything the "
+        "receiver does once the data arrived. 0: never",
+        MCA_BASE_VAR_TYPE_INT, NULL, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->stream_copy_after_bytes);
     mca_part_ucx_enum_var("stream_graph_start",
         "MPIX_Start_enqueue in a stream being captured into a CUDA graph: a one-thread "
         "kernel (kernel), or copies from host memory, which need no SM but take longer "

@@ -54,6 +54,7 @@ mca_part_ucx_module_t mca_part_ucx_module = {
         .device_rtr_cache = true,
         .stream_kernel_ops = false,
         .stream_copy_engine = true,
+        .stream_copy_after_bytes = 1 << 20,
         .stream_graph_join = true,
         .stream_graph_start = MCA_PART_UCX_GRAPH_START_AUTO,
         .gpu_host_copy = true,

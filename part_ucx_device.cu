@@ -206,6 +206,7 @@ static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, voi
 }
 
 #include "part_ucx_device_coll.h"
+#include "part_ucx_device_after.h"
 
 /* Stamps of the stream-ordered epochs' own kernels (bench/trace/README.md,
  * "Stream-ordered epochs"), in a plugin built with -DPART_UCX_STREAM_TRACE
@@ -952,7 +953,7 @@ static const mca_part_ucx_device_ops_t ops = {
     dev_host_mapped,         dev_stream_capturing, dev_stream_write,   dev_stream_wait,
     dev_stream_start_counted, dev_stream_wait_counted, dev_set_device, dev_reduce_load,
     dev_gcoll,               dev_stream_wait_event, dev_sm_count, dev_copy_signal,
-    PART_COPY_SIGNAL_MAX,    dev_nvlink,   dev_stream_copy};
+    PART_COPY_SIGNAL_MAX,    dev_nvlink,   dev_stream_copy,    dev_stream_copy_after};
 
 extern "C" __attribute__((visibility("default"))) const mca_part_ucx_device_ops_t *
 mca_part_ucx_device_ops(void)

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 25
+#define MCA_PART_UCX_DEVICE_ABI 26
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -217,6 +217,30 @@ typedef struct mca_part_ucx_stream_copy_t {
     int wait_flags;                  /* the waits' stream_wait flags (MCA_PART_UCX_WAIT_KERNEL) */
 } mca_part_ucx_stream_copy_t;
 
+/* A stream-only kernel-copy send whose kernels only mark their partitions
+ * (MPIX_PREQUEST_TAG_ORDERED, part_ucx_stream_copy_after_bytes): the
+ * epoch's copy, launched at MPIX_Wait_enqueue behind them (stream_copy_after).
+ * Every pointer is fixed for the request's life, so a graph replays it:
+ * the epoch is the one after *done_dev, as the kernels count it. */
+typedef struct mca_part_ucx_copy_after_t {
+    uint64_t *marks;                 /* GPU memory: 1 per partition MPIX_Pready marked */
+    uint32_t parts;
+    uint32_t gpu_scope;              /* every reader is on this GPU: GPU-scope releases */
+    const volatile uint64_t *rtr_dev; /* the receiver's ready-to-receive, its GPU memory */
+    const volatile uint64_t *rtr;    /* the same, its host's (epochs its host starts) */
+    const void *src;
+    void *dst;                       /* the receiver's buffer, mapped here */
+    uint64_t bytes;
+    volatile uint64_t *flags;        /* the receiver's arrival flags, one a partition */
+    volatile uint64_t *remote_done_dev; /* the receiver's done words: its stream's */
+    volatile uint64_t *remote_done;  /* and its host's */
+    volatile uint64_t *done_dev;     /* GPU memory: this side's last epoch done */
+    volatile uint64_t *done;         /* host memory: the same, for MPI_Wait */
+    unsigned long long *blocks_done; /* GPU memory, 0 between epochs */
+    volatile uint32_t *error;        /* host memory: MPIX_PREQUEST_ERR_* bits */
+    uint32_t unready;                /* the bit of a partition no call marked */
+} mca_part_ucx_copy_after_t;
+
 /* Every function returns 0 on success, a negative value on error. */
 typedef struct mca_part_ucx_device_ops_t {
     int abi;
@@ -338,6 +362,12 @@ typedef struct mca_part_ucx_device_ops_t {
      * stream_wait_counted does and makes the starts joined to it. */
     int (*stream_copy)(void *stream, const mca_part_ucx_stream_copy_t *c, uint64_t epoch,
                        volatile uint64_t *count);
+    /* The epoch of c, on stream, after the work before it (a programmatic
+     * dependent of the kernel before, where the GPU has them): once the
+     * receiver is ready, its blocks check and clear the marks, copy the
+     * buffer with SM stores, and the last one sets the arrival flags and
+     * the done words. Loaded only, with stream NULL. */
+    int (*stream_copy_after)(void *stream, const mca_part_ucx_copy_after_t *c);
 } mca_part_ucx_device_ops_t;
 
 #ifdef __cplusplus

@@ -64,6 +64,12 @@ struct mca_part_ucx_dev_t {
      * epoch a stream started (mca_part_ucx_dev_stream_copy; sc.dst NULL:
      * the host runs such epochs). */
     mca_part_ucx_stream_copy_t sc;
+    /* A stream-only kernel-copy send of at least
+     * part_ucx_stream_copy_after_bytes: its kernels only mark (the handle's
+     * MPIX_PREQUEST_TAG_ORDERED, the marks in place of the counters), and
+     * each MPIX_Wait_enqueue copies the epoch after them (ca.marks NULL:
+     * the kernels copy). */
+    mca_part_ucx_copy_after_t ca;
 };
 
 /* The words of epoch_block: kernels read the current epoch and the
@@ -477,8 +483,10 @@ void mca_part_ucx_dev_fini(void)
 
 /* One device allocation, filled by one copy: the request, then (send)
  * its counters, one a group (sized for one group per partition): the last
- * epoch completed, no calls yet (mpix_part_device.h). */
-static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t completed)
+ * epoch completed, no calls yet (mpix_part_device.h); with `marks`, the
+ * stream-ordered marks in their place, zero (the kernels only mark). */
+static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, uint64_t completed,
+                                   bool marks)
 {
     size_t head = (sizeof(d->host) + 63) & ~(size_t) 63, p;
     size_t cbytes = (MPIX_PREQUEST_RECV != d->host.kind) ? parts * sizeof(unsigned long long) : 0;
@@ -505,7 +513,9 @@ static int mca_part_ucx_dev_upload(struct mca_part_ucx_dev_t *d, size_t parts, u
              * word (mca_part_ucx_stream_plan) */
             d->host.epoch_gpu = (const volatile uint64_t *) &d->dptr->epoch_seen;
         }
-        if (cbytes > 0) {
+        if (cbytes > 0 && marks) {
+            d->host.ready = (volatile uint64_t *) (dmem + head);
+        } else if (cbytes > 0) {
             d->host.counters = (unsigned long long *) (dmem + head);
             counters = (unsigned long long *) (image + head);
             for (p = 0; p < parts; ++p) {
@@ -676,6 +686,61 @@ static const mca_part_ucx_dev_ops_t mca_part_ucx_devreq_ops = {
     .rtr = mca_part_ucx_devreq_rtr,
 };
 
+/* Whether a send's epochs are copied after its kernels (ca): stream-only
+ * (no host ever starts an epoch, so no host reads its marks), a kernel
+ * copy whose kernels would complete its epochs themselves (the receiver's
+ * flags and done words mapped), and at least
+ * part_ucx_stream_copy_after_bytes. */
+static bool mca_part_ucx_dev_after_wanted(const mca_part_ucx_request_t *req,
+                                          const struct mca_part_ucx_dev_t *d)
+{
+    size_t least = (size_t) mca_part_ucx_module.params.stream_copy_after_bytes;
+
+    return MCA_PART_UCX_SEND == req->kind && req->stream_only && 0 != least &&
+           req->total_bytes >= least && MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism &&
+           NULL != d->host.remote_done && NULL != d->host.remote_arrived &&
+           NULL != mca_part_ucx_device();
+}
+
+/* The copy's words, once the device copy exists (done_dev and the block
+ * count are its fields); its kernel loaded now, before any stream waits
+ * for it (CUDA loads a kernel at its first launch, behind the context's
+ * work). */
+static int mca_part_ucx_dev_after_setup(mca_part_ucx_request_t *req, struct mca_part_ucx_dev_t *d)
+{
+    mca_part_ucx_copy_after_t *c = &d->ca;
+
+    c->marks = (uint64_t *) d->host.ready;
+    c->parts = d->host.parts;
+    c->gpu_scope = d->host.mark_gpu_scope;
+    c->rtr_dev = d->host.rtr_dev;
+    c->rtr = d->host.rtr;
+    c->src = d->host.src;
+    c->dst = d->host.dst;
+    c->bytes = req->total_bytes;
+    c->flags = d->host.remote_arrived;
+    c->remote_done_dev = d->host.remote_done_dev;
+    c->remote_done = d->host.remote_done;
+    c->done_dev = (volatile uint64_t *) &d->dptr->done_dev;
+    c->done = d->host.done;
+    c->blocks_done = &d->dptr->groups_done;
+    c->error = d->host.error;
+    c->unready = MPIX_PREQUEST_ERR_UNREADY;
+    MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: stream-ordered epochs copied after the "
+                         "kernels, which only mark", req->peer, req->tag);
+    return (0 == mca_part_ucx_device()->stream_copy_after(NULL, c)) ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+bool mca_part_ucx_dev_copies_after(const mca_part_ucx_request_t *req)
+{
+    return MCA_PART_UCX_SEND == req->kind && NULL != req->dev && NULL != req->dev->ca.marks;
+}
+
+int mca_part_ucx_dev_stream_copy_after(mca_part_ucx_request_t *req, void *stream)
+{
+    return mca_part_ucx_device()->stream_copy_after(stream, &req->dev->ca);
+}
+
 static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *preq)
 {
     mca_part_ucx_collreq_t *creq = mca_part_ucx_collreq(req);
@@ -685,6 +750,7 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
     bool coll = (MCA_PART_UCX_COLL == req->kind);
     bool send = (MCA_PART_UCX_SEND == req->kind) || coll;
     bool gpu_engine = coll && NULL != creq->gpu_ready;
+    bool after = false;
     /* Between epochs (made before a start), the current epoch is complete. */
     uint64_t completed = req->epoch - (OMPI_REQUEST_ACTIVE == req->super.req_state);
     int rc = OMPI_SUCCESS;
@@ -791,8 +857,12 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
         d->host.done_dev = completed;
     }
     t[3] = opal_timer_base_get_usec();
+    after = OMPI_SUCCESS == rc && mca_part_ucx_dev_after_wanted(req, d);
     if (OMPI_SUCCESS == rc) {
-        rc = mca_part_ucx_dev_upload(d, req->parts, completed);
+        rc = mca_part_ucx_dev_upload(d, req->parts, completed, after);
+    }
+    if (OMPI_SUCCESS == rc && after) {
+        rc = mca_part_ucx_dev_after_setup(req, d);
     }
     t[4] = opal_timer_base_get_usec();
     req->dev = d;
@@ -813,8 +883,8 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
                                       ? MPIX_PREQUEST_TAG_BLOCK : 0) |
                                  ((MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism)
                                       ? MPIX_PREQUEST_TAG_KERNEL_COPY : 0) |
-                                 ((gpu_engine && creq->gpu_ordered) ? MPIX_PREQUEST_TAG_ORDERED
-                                                                    : 0));
+                                 (((gpu_engine && creq->gpu_ordered) || after)
+                                      ? MPIX_PREQUEST_TAG_ORDERED : 0));
     OPAL_THREAD_LOCK(&m->lock);
     if (!mca_part_ucx_dev_handles_ready) {
         OBJ_CONSTRUCT(&mca_part_ucx_dev_handles, opal_hash_table_t);
@@ -836,8 +906,9 @@ static int mca_part_ucx_dev_create(mca_part_ucx_request_t *req, MPIX_Prequest *p
                          send ? "send to" : "receive from", req->peer, req->tag, d->host.threshold,
                          (MPIX_PREQUEST_AGGREGATE_BLOCK == d->host.aggregate) ? "block" : "warp",
                          1u << d->host.group_shift,
-                         (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism) ? "kernel copy"
-                                                                       : "progress engine");
+                         after ? "kernel copy after the kernels (they only mark)"
+                         : (MPIX_PREQUEST_KERNEL_COPY == d->host.mechanism) ? "kernel copy"
+                                                                          : "progress engine");
     MCA_PART_UCX_VERBOSE(10, "device request %p: %llu us (setup wait %llu, host words %llu, "
                          "peer mapping %llu, device copy %llu)", (void *) d->dptr,
                          (unsigned long long) (t[4] - t[0]), (unsigned long long) (t[1] - t[0]),

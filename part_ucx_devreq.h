@@ -59,6 +59,13 @@ bool mca_part_ucx_dev_stream_copy_words(mca_part_ucx_request_t *req,
 int mca_part_ucx_dev_stream_copy(mca_part_ucx_request_t *req, void *stream, uint64_t epoch,
                                  volatile uint64_t *count);
 
+/* A stream-only kernel-copy send whose kernels only mark
+ * (part_ucx_stream_copy_after_bytes): each MPIX_Wait_enqueue copies the
+ * epoch after them and completes it on both sides (the device plugin's
+ * stream_copy_after). 0 or negative. */
+bool mca_part_ucx_dev_copies_after(const mca_part_ucx_request_t *req);
+int mca_part_ucx_dev_stream_copy_after(mca_part_ucx_request_t *req, void *stream);
+
 /* *started_dev of a send whose kernels count its epochs
  * (MPIX_PREQUEST_STREAM_KERNELS of mpix_part_device.h). */
 #define MCA_PART_UCX_DEV_STREAM_KERNELS UINT64_MAX

@@ -674,7 +674,13 @@ int mca_part_ucx_wait_enqueue(size_t count, ompi_request_t **requests, void *str
         req = (mca_part_ucx_request_t *) requests[i];
         counter = (volatile uint64_t *) req->stream_words.addr + MCA_PART_UCX_STREAM_COUNT;
         engine = NULL != mca_part_ucx_stream_gpu_done(req);
-        if (engine) {
+        /* a send whose kernels only mark: the epoch's copy, then its wait
+         * as any kernel copy's (none where the kernels count the epochs) */
+        err = mca_part_ucx_dev_copies_after(req) ? mca_part_ucx_dev_stream_copy_after(req, stream)
+                                                 : 0;
+        if (0 != err) {
+            /* failed below */
+        } else if (engine) {
             err = req->ops->gpu_join(req, stream); /* the GPU engine's kernel */
         } else if (req->stream_copy) {
             err = mca_part_ucx_dev_stream_copy(req, stream, targets[i],

@@ -60,6 +60,11 @@
  *                         (part_ucx_stream_graph_start kernel), or none of
  *                         them joined to the wait before it
  *                         (part_ucx_stream_graph_join 0), or both
+ *     kernel_copy_kernels_inkernel, kernel_copy_graph_inkernel   the
+ *                         kernels copy each group as it completes, at
+ *                         every size (part_ucx_stream_copy_after_bytes 0;
+ *                         by default, from 1 MiB, they only mark and
+ *                         MPIX_Wait_enqueue copies the epoch after them)
  *   b_stream hrtt VARIANT            half round trip of a one-block epoch
  *       (8 KiB), ping-pong: rank 0's kernel writes the block, rank 1's
  *       kernel adds one to what arrived and sends it back. VARIANT:
@@ -827,8 +832,12 @@ int main(int argc, char **argv)
      * beside the start (fits()); VARIANT_nojoin (after _kstart where both):
      * every captured start a node of its own, none joined to the wait
      * before it (MCA part_ucx_stream_graph_join 0) */
-    bool kstart = false, nojoin = false;
+    bool kstart = false, nojoin = false, inkernel = false;
     if (argc > 2) snprintf(vname, sizeof(vname), "%s", argv[2]);
+    if (argc > 2 && strip_suffix(argv[2], "_inkernel")) {
+        inkernel = true;
+        setenv("OMPI_MCA_part_ucx_stream_copy_after_bytes", "0", 1);
+    }
     if (argc > 2 && strip_suffix(argv[2], "_nojoin")) {
         nojoin = true;
         setenv("OMPI_MCA_part_ucx_stream_graph_join", "0", 1);
@@ -851,7 +860,8 @@ int main(int argc, char **argv)
     /* the goodput and half-round-trip variants number apart */
     bool graph_variant = good ? V_KCOPY_GRAPH == v || V_PROGRESS_GRAPH == v
                               : H_KERNELS_GRAPH == v || H_PARRIVED_GRAPH == v;
-    if (v < 0 || (good && argc < 4) || 2 != size || ((kstart || nojoin) && !graph_variant)) {
+    if (v < 0 || (good && argc < 4) || 2 != size || ((kstart || nojoin) && !graph_variant) ||
+        (inkernel && (!good || (V_KCOPY_GRAPH != v && V_KCOPY_KERNELS != v)))) {
         if (0 == rank) {
             fprintf(stderr, "usage: mpirun -np 2 b_stream goodput VARIANT GRIDS | hrtt VARIANT\n"
                             "  (see the comment at the top of bench/b_stream.cu)\n");

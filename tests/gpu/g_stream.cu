@@ -104,7 +104,15 @@
  *         kernels (part_ucx_coll_gpu_after_epochs, MPI_T) on every rank (1),
  *         on none (0), or on the odd ranks only (2: with -V
  *         part_ucx_coll_gpu_after_bytes=...); where the ranks span GPUs,
- *         on none (after mode is for ranks that share one GPU)
+ *         on none (after mode is for ranks that share one GPU). Without
+ *         -R, with -C: the sender's device request copies after its
+ *         kernels, which only mark (1: its handle carries
+ *         MPIX_PREQUEST_TAG_ORDERED, part_ucx_stream_copy_after_bytes), or
+ *         its kernels copy (0)
+ *   -M E  with -Y 1 (not -R): the sender's kernel of epoch E leaves its last
+ *         partition unmarked (misuse): the data still moves (the receiver
+ *         checks every epoch as usual), no rank hangs, and the sender's
+ *         MPI_Wait after the stream reports MPI_ERR_ARG
  * Output: one line on rank 0, "g_stream (...): OK|FAIL (N failed checks)";
  * the exit status is non-zero on any failed check. */
 #include <cuda_runtime.h>
@@ -181,6 +189,7 @@ __global__ void spin(unsigned long long ns)
 struct preqs {
     MPIX_Prequest h[2];
     int half;
+    int skip; /* -M: the epoch whose last partition no MPIX_Pready marks (0: none) */
 };
 
 /* Every thread marks partition q of h at `level` (L_NONE: the host marks,
@@ -204,6 +213,7 @@ __global__ void produce(int32_t *buf, preqs d, long n, int level, int epoch,
     for (long j = threadIdx.x; j < n; j += blockDim.x) {
         buf[p * n + j] = s_value(e, p, p * n + j);
     }
+    if (e == d.skip && p == (int) gridDim.x - 1) return; /* -M: misuse */
     mark(level, p - k * d.half, d.h[k]);
 }
 
@@ -258,6 +268,7 @@ __global__ void check(const volatile int32_t *buf, preqs d, int parts, long n, i
 
 struct side {
     int rank, size, expect_copy, parts, threads, level, poll, delay_us, nreq, coll;
+    int expect_after;     /* -Y without -R: -1 unchecked, else the handle's ordered tag */
     int expect_gpu_scope; /* -F: -1 unchecked, else the sender's mark_gpu_scope */
     long n;
     cudaStream_t cs;
@@ -292,6 +303,10 @@ static void create_preqs(side *s)
                     "send device request releases at %s scope, expected %s scope",
                     d.mark_gpu_scope ? "GPU" : "system",
                     s->expect_gpu_scope ? "GPU" : "system");
+            bool ordered = 0 != ((uintptr_t) s->d.h[k] & MPIX_PREQUEST_TAG_ORDERED);
+            T_CHECK(s->expect_after < 0 || (int) ordered == s->expect_after,
+                    "send device request %s after its kernels, expected %s",
+                    ordered ? "copies" : "does not copy", s->expect_after ? "it does" : "not");
         }
     }
 }
@@ -450,6 +465,7 @@ int main(int argc, char **argv)
     int stream_copy = 0;
     int per_graph = 1;
     int kernels = 0, joined = 0, host_every = 0, launches = 0, node_priority = 0, after = -1;
+    int missing = 0;
     int opt, size, provided;
     const char *copy = NULL, *mixed = NULL, *level_name = "auto", *scope = NULL;
     side s;
@@ -458,7 +474,7 @@ int main(int argc, char **argv)
     s.threads = 256;
     s.n = 1024;
     s.nreq = 1;
-    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSEKV:PY:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:e:l:Ac:CF:d:gG:jH:am:x2RSEKV:PY:M:")) != -1) {
         switch (opt) {
         case 'p': s.parts = atoi(optarg); break;
         case 'n': s.n = atol(optarg); break;
@@ -485,6 +501,7 @@ int main(int argc, char **argv)
         case 'P': node_priority = 1; break;
         case 'H': host_every = atoi(optarg); break;
         case 'Y': after = atoi(optarg); break;
+        case 'M': missing = atoi(optarg); break;
         default: return 2;
         }
     }
@@ -500,7 +517,9 @@ int main(int argc, char **argv)
         -2 == host_side || (graph && (mixed || errors)) || per_graph < 1 ||
         (epochs - 1) % per_graph || (errors && mixed) || (joined && !graph) ||
         host_every < 0 || (host_every && (!graph || joined || kernels)) ||
-        (after >= 0 && (!s.coll || after > 2)) ||
+        (after >= 0 && (s.coll ? after > 2 : (after > 1 || !expect_copy))) ||
+        (missing && (s.coll || 1 != after || missing < 1 || missing > epochs || errors ||
+                     mixed || 2 == s.nreq)) ||
         (s.coll && (mixed || errors || expect_copy || 2 == s.nreq)) ||
         (kernels && (errors || 2 == s.nreq || (mixed && 0 == host_side))) ||
         (serialized && (NULL == copy || (strcmp(copy, "progress") && !expect_copy))) ||
@@ -511,6 +530,8 @@ int main(int argc, char **argv)
         return 2;
     }
     s.expect_copy = expect_copy;
+    s.expect_after = s.coll ? -1 : after;
+    s.d.skip = missing;
     s.joined = joined;
     (void) g_select_gpu();
     /* The progress engine in stream order needs a progress thread of
@@ -528,7 +549,7 @@ int main(int argc, char **argv)
     T_CHECK(serialized || MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided");
     MPI_T_pvar_session after_session;
     MPI_T_pvar_handle after_handle;
-    if (after >= 0) {
+    if (after >= 0 && s.coll) {
         int index, count;
         T_MPI(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
         T_MPI(MPI_T_pvar_session_create(&after_session));
@@ -714,9 +735,14 @@ int main(int argc, char **argv)
         /* the stream has passed every wait: the host sees the epochs
          * complete at once */
         int done = 0;
-        T_MPI(MPI_Testall(s.nreq, s.req, &done, MPI_STATUSES_IGNORE));
-        T_CHECK(done, "MPI_Testall after the stream completed: not complete");
-        T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
+        if (missing && 0 == s.rank) {
+            /* the kernels' misuse, reported once the stream is past it */
+            T_EXPECT(MPI_Wait(&s.req[0], MPI_STATUS_IGNORE), MPI_ERR_ARG);
+        } else {
+            T_MPI(MPI_Testall(s.nreq, s.req, &done, MPI_STATUSES_IGNORE));
+            T_CHECK(done, "MPI_Testall after the stream completed: not complete");
+            T_MPI(MPI_Waitall(s.nreq, s.req, MPI_STATUSES_IGNORE));
+        }
         if (NULL != exec) CUDA(cudaGraphExecDestroy(exec));
         if (graph) {
             unsigned got;
@@ -741,7 +767,7 @@ int main(int argc, char **argv)
             T_MPI(MPI_Request_free(&s.req[k]));
         }
     }
-    if (after >= 0) {
+    if (after >= 0 && s.coll) {
         unsigned long long n = 0;
         /* after mode is for ranks that share one GPU */
         bool spans = g_spans_gpus(); /* collective: every rank */
