@@ -65,6 +65,9 @@
  *                         every size (part_ucx_stream_copy_after_bytes 0;
  *                         by default, from 1 MiB, they only mark and
  *                         MPIX_Wait_enqueue copies the epoch after them)
+ *     kernel_copy_kernels_after, kernel_copy_graph_after   the kernels only
+ *                         mark and MPIX_Wait_enqueue copies the epoch at
+ *                         every size (part_ucx_stream_copy_after_bytes 1)
  *   b_stream hrtt VARIANT            half round trip of a one-block epoch
  *       (8 KiB), ping-pong: rank 0's kernel writes the block, rank 1's
  *       kernel adds one to what arrived and sends it back. VARIANT:
@@ -832,11 +835,14 @@ int main(int argc, char **argv)
      * beside the start (fits()); VARIANT_nojoin (after _kstart where both):
      * every captured start a node of its own, none joined to the wait
      * before it (MCA part_ucx_stream_graph_join 0) */
-    bool kstart = false, nojoin = false, inkernel = false;
+    bool kstart = false, nojoin = false, copy_where = false; /* _inkernel or _after */
     if (argc > 2) snprintf(vname, sizeof(vname), "%s", argv[2]);
     if (argc > 2 && strip_suffix(argv[2], "_inkernel")) {
-        inkernel = true;
+        copy_where = true;
         setenv("OMPI_MCA_part_ucx_stream_copy_after_bytes", "0", 1);
+    } else if (argc > 2 && strip_suffix(argv[2], "_after")) {
+        copy_where = true;
+        setenv("OMPI_MCA_part_ucx_stream_copy_after_bytes", "1", 1);
     }
     if (argc > 2 && strip_suffix(argv[2], "_nojoin")) {
         nojoin = true;
@@ -861,7 +867,7 @@ int main(int argc, char **argv)
     bool graph_variant = good ? V_KCOPY_GRAPH == v || V_PROGRESS_GRAPH == v
                               : H_KERNELS_GRAPH == v || H_PARRIVED_GRAPH == v;
     if (v < 0 || (good && argc < 4) || 2 != size || ((kstart || nojoin) && !graph_variant) ||
-        (inkernel && (!good || (V_KCOPY_GRAPH != v && V_KCOPY_KERNELS != v)))) {
+        (copy_where && (!good || (V_KCOPY_GRAPH != v && V_KCOPY_KERNELS != v)))) {
         if (0 == rank) {
             fprintf(stderr, "usage: mpirun -np 2 b_stream goodput VARIANT GRIDS | hrtt VARIANT\n"
                             "  (see the comment at the top of bench/b_stream.cu)\n");

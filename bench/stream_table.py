@@ -9,7 +9,9 @@ import sys
 
 GOODPUT = ("traditional", "kernel_copy_host", "kernel_copy_stream", "kernel_copy_kernels",
            "kernel_copy_graph", "kernel_copy_graph_kstart", "kernel_copy_graph_nojoin",
-           "kernel_copy_graph_kstart_nojoin", "progress_stream", "progress_kernels", "progress_graph",
+           "kernel_copy_graph_kstart_nojoin", "kernel_copy_kernels_inkernel",
+           "kernel_copy_graph_inkernel", "kernel_copy_kernels_after", "kernel_copy_graph_after",
+           "progress_stream", "progress_kernels", "progress_graph",
            "ipc_limit", "ipc_limit_graph", "nccl")
 HRTT = ("stream", "kernels", "parrived", "kernels_graph", "kernels_graph_kstart", "parrived_graph",
         "parrived_graph_kstart", "kernels_graph_nojoin", "kernels_graph_kstart_nojoin",
@@ -20,13 +22,17 @@ SHORT = {"traditional": "trad", "kernel_copy_host": "kc_host", "kernel_copy_stre
          "kernel_copy_kernels": "kc_kern", "kernel_copy_graph": "kc_graph",
          "kernel_copy_graph_kstart": "kc_graph_k", "kernel_copy_graph_nojoin": "kc_graph_nj",
          "kernel_copy_graph_kstart_nojoin": "kc_graph_k_nj",
+         "kernel_copy_kernels_inkernel": "kc_kern_ik", "kernel_copy_graph_inkernel": "kc_graph_ik",
+         "kernel_copy_kernels_after": "kc_kern_af", "kernel_copy_graph_after": "kc_graph_af",
          "progress_stream": "pe_stream", "progress_kernels": "pe_kern", "progress_graph": "pe_graph", "ipc_limit": "limit", "ipc_limit_graph": "lim_graph",
          "nccl": "nccl"}
 # Stream-ordered kernel copy: kernel_copy_stream, kernel_copy_kernels (info
 # "mpix_stream_kernels") and kernel_copy_graph (the same, epochs replayed from
 # a CUDA graph; _kstart: the graphs' starts are kernels, part_ucx_stream_graph_start
 # kernel; _nojoin: every captured start a node of its own, part_ucx_stream_graph_join
-# 0); the limit is ipc_limit, issued each epoch as the issue defines it
+# 0; _inkernel: the kernels copy at every size, part_ucx_stream_copy_after_bytes 0,
+# shown beside the default, which copies after them from 1 MiB; _after: after
+# them at every size, part_ucx_stream_copy_after_bytes 1); the limit is ipc_limit, issued each epoch as the issue defines it
 # (ipc_limit_graph, its graph form, is shown beside it).
 KC = ("kernel_copy_stream", "kernel_copy_kernels", "kernel_copy_graph", "kernel_copy_graph_kstart")
 # (variant, over, grids it applies to (None: all), at least); NCCL's
@@ -75,7 +81,11 @@ def report(rows):
                   ("kernel_copy_stream", "ipc_limit"),
                   ("kernel_copy_kernels", "ipc_limit"), ("kernel_copy_graph", "ipc_limit"),
                   ("kernel_copy_graph_kstart", "ipc_limit"),
-                  ("kernel_copy_graph", "ipc_limit_graph"), ("progress_stream", "ipc_limit"),
+                  ("kernel_copy_graph", "ipc_limit_graph"),
+                  ("kernel_copy_kernels_inkernel", "ipc_limit"),
+                  ("kernel_copy_graph_inkernel", "ipc_limit"),
+                  ("kernel_copy_graph_after", "traditional"),
+                  ("kernel_copy_graph_after", "ipc_limit"), ("progress_stream", "ipc_limit"),
                   ("progress_kernels", "ipc_limit"), ("progress_graph", "ipc_limit_graph"),
                   ("kernel_copy_stream", "nccl"), ("kernel_copy_kernels", "nccl"),
                   ("kernel_copy_graph", "nccl"), ("kernel_copy_graph_kstart", "nccl"),
