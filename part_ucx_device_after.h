@@ -155,8 +155,12 @@ __global__ void __launch_bounds__(1024) part_copy_after(mca_part_ucx_copy_after_
     *c.done = epoch;
 }
 
-/* The blocks of one epoch of `bytes`: as many as the GPU holds at once,
- * fewer where each would have less than PART_AFTER_BLOCK_BYTES to move. */
+/* The blocks of one epoch of `bytes`: one fewer than the GPU holds at
+ * once, fewer still where each would have less than PART_AFTER_BLOCK_BYTES
+ * to move. The slot left free is for the receiver's kernels where it
+ * shares this GPU (a captured wait is a one-thread kernel, and the start
+ * this kernel waits for follows it): with every slot taken by blocks
+ * waiting for that start, it would never run. */
 static unsigned part_after_blocks(uint64_t bytes)
 {
     static int full = 0; /* a process drives one GPU */
@@ -172,6 +176,7 @@ static unsigned part_after_blocks(uint64_t bytes)
             return 1;
         }
         full = sms * (per_sm > 0 ? per_sm : 1);
+        full = (full > 1) ? full - 1 : 1;
     }
     return (unsigned) (want < 1 ? 1 : want < (uint64_t) full ? want : (uint64_t) full);
 }
