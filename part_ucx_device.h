@@ -237,8 +237,9 @@ typedef struct mca_part_ucx_copy_after_t {
     volatile uint64_t *done_dev;     /* GPU memory: this side's last epoch done */
     volatile uint64_t *done;         /* host memory: the same, for MPI_Wait */
     unsigned long long *blocks_done; /* GPU memory, 0 between epochs */
-    volatile uint32_t *error;        /* host memory: MPIX_PREQUEST_ERR_* bits */
-    uint32_t unready;                /* the bit of a partition no call marked */
+    /* host memory: MPIX_PREQUEST_ERR_* bits, a missing mark's is
+     * MCA_PART_UCX_GCOLL_ERR_UNREADY (the same bit, part_ucx_devreq.c) */
+    volatile uint32_t *error;
 } mca_part_ucx_copy_after_t;
 
 /* Every function returns 0 on success, a negative value on error. */

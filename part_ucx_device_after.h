@@ -62,7 +62,8 @@ __device__ static inline void part_after_marks(const mca_part_ucx_copy_after_t &
         c.marks[p] = 0;
     }
     if (0 != missing) {
-        *c.error |= c.unready; /* any bit fails the request: a lost one loses nothing */
+        /* any bit fails the request: a lost one loses nothing */
+        *c.error |= MCA_PART_UCX_GCOLL_ERR_UNREADY;
         __threadfence_system();
     }
 }
@@ -184,10 +185,13 @@ static unsigned part_after_blocks(uint64_t bytes)
 static int dev_stream_copy_after(void *stream, const mca_part_ucx_copy_after_t *c)
 {
     if (NULL == stream) {
-        /* loaded, and the grid known, before any stream waits on it */
+        /* loaded, and the grid and programmatic launches known, before any
+         * stream waits on it or captures its launch (as the GPU engine's,
+         * MCA_PART_UCX_GCOLL_LOAD) */
         cudaFuncAttributes attr;
 
         (void) part_after_blocks(0);
+        (void) gcoll_pdl_capable();
         return check(cudaFuncGetAttributes(&attr, part_copy_after));
     }
     return gcoll_launch_ex(part_copy_after, part_after_blocks(c->bytes), 1024, stream, false,

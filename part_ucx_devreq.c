@@ -725,7 +725,6 @@ static int mca_part_ucx_dev_after_setup(mca_part_ucx_request_t *req, struct mca_
     c->done = d->host.done;
     c->blocks_done = &d->dptr->groups_done;
     c->error = d->host.error;
-    c->unready = MPIX_PREQUEST_ERR_UNREADY;
     MCA_PART_UCX_VERBOSE(10, "send to rank %d tag %d: stream-ordered epochs copied after the "
                          "kernels, which only mark", req->peer, req->tag);
     return (0 == mca_part_ucx_device()->stream_copy_after(NULL, c)) ? OMPI_SUCCESS : OMPI_ERROR;
