@@ -39,7 +39,7 @@ struct mca_part_ucx_gcoll_t {
     int dargs_dev;
     void *win;                      /* this rank's window (args.win[me]) */
     size_t win_bytes, words_bytes;  /* all of it, its words */
-    int win_dev, scratch_dev, marks_dev;
+    int win_dev, scratch_dev;
     /* this rank's window, contribution and result, registered for the peers */
     ucp_mem_h memh[MCA_PART_UCX_GCOLL_REGIONS];
     ucp_rkey_h rkeys[MCA_PART_UCX_GCOLL_MAX_RANKS][MCA_PART_UCX_GCOLL_REGIONS];
@@ -61,6 +61,10 @@ typedef struct mca_part_ucx_gcoll_region_t {
     uint32_t key_len[MCA_PART_UCX_GCOLL_REGIONS];
     uint32_t ok;
     uint64_t gpu; /* mca_part_ucx_gpu_id */
+    /* 1: this rank's stream-ordered epochs may run after the producers
+     * (part_ucx_coll_gpu_after_bytes, which the ranks need not share) */
+    uint32_t after;
+    uint32_t sms; /* its GPU's SMs (0: not known) */
 } mca_part_ucx_gcoll_region_t;
 
 static inline size_t mca_part_ucx_gcoll_max(size_t a, size_t b)
@@ -137,7 +141,7 @@ static void mca_part_ucx_gcoll_share(const mca_part_ucx_coll_t *c, mca_part_ucx_
  * behind the producers and a gate (gcoll's MCA_PART_UCX_GCOLL_GATED), and
  * takes this rank's share of the GPU: its SMs over the sharing ranks, so
  * that every rank's engine fits at once with room beside it on some SM
- * for a rank's gate (one block), whose engine the others' blocks wait for
+ * for a rank's gate (blocks of 32 registers), whose engine the others' blocks wait for
  * (at two blocks an SM, the launch bound, the engines filled every SM and
  * a late rank's gate found none: a hang at 64 MiB on four ranks). Its
  * blocks wait only for the peers' engines, never for a producer. This
@@ -350,6 +354,43 @@ static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int 
     }
 }
 
+/* Every rank on one GPU, and any of them runs stream-ordered epochs after
+ * the producers (part_ucx_coll_gpu_after_bytes): there the engine runs
+ * alone, on up to the GPU's share of each rank (mca_part_ucx_gcoll_after),
+ * and units sized for the engine beside the producers (half that, at most
+ * part_ucx_coll_gpu_blocks) would leave SMs idle. Units of one such block
+ * each instead, where that is fewer units than the window has room for
+ * (`least`: the smaller of the two placements' units), no smaller than
+ * part_ucx_coll_gpu_unit_bytes, and within the room for data. From what
+ * every rank sees alike (the smallest SM count), so that the ranks agree. */
+static size_t mca_part_ucx_gcoll_after_unit(const mca_part_ucx_coll_t *c,
+                                            const mca_part_ucx_gcoll_region_t *all, int n,
+                                            int sharing, size_t total, size_t unit, size_t least,
+                                            size_t src_len, size_t room, int kind)
+{
+    uint32_t sms = 0;
+    bool after = false;
+    size_t blocks, want;
+    int i;
+
+    for (i = 0; i < n; ++i) {
+        after = after || 0 != all[i].after;
+        sms = (0 == i || all[i].sms < sms) ? all[i].sms : sms;
+    }
+    if (!after || 0 == sms || sharing < 1) {
+        return unit;
+    }
+    blocks = mca_part_ucx_gcoll_max(1, sms / (size_t) sharing);
+    want = ((total + blocks - 1) / blocks + 15) & ~(size_t) 15;
+    want = mca_part_ucx_gcoll_max(want, least);
+    if ((total + unit - 1) / unit >= blocks || want >= unit ||
+        want < (size_t) c->gparams.unit_bytes ||
+        mca_part_ucx_gcoll_room(&c->gparams, kind, n, src_len, want, false) > room) {
+        return unit;
+    }
+    return want;
+}
+
 /* Whether NVLink links every pair of the ranks' GPUs (ranks sharing a GPU
  * need none): every rank asks NVML about every pair, so that they all
  * answer alike where NVML answers alike. */
@@ -384,9 +425,11 @@ static int mca_part_ucx_gcoll_local(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t
 
     /* ready, consumed, slices, count, relayed (gcoll_relayed: after the
      * count of the units that serve, which are no more than a->units
-     * here), blocks_done */
+     * here), blocks_done (the gate's count beside it), marks (the
+     * stream-ordered marks, where used: in the window, where the peers'
+     * gates look at them) */
     g->words_bytes =
-        sizeof(uint64_t) * (2 * a->user_parts + (2 * (size_t) a->n + 1) * a->units + 1);
+        sizeof(uint64_t) * (3 * a->user_parts + (2 * (size_t) a->n + 1) * a->units + 1);
     /* at a line's boundary (128 bytes: gcoll_lines128; cudaMalloc's memory
      * starts at one) */
     a->push_off = (g->words_bytes + 127) & ~(uint64_t) 127;
@@ -506,17 +549,6 @@ static int mca_part_ucx_gcoll_exchange(mca_part_ucx_coll_t *c, mca_part_ucx_gcol
     return rc;
 }
 
-/* Stream-ordered marks (mca_part_ucx_gcoll_ordered), zero: no partition
- * marked yet (the gate clears them after each epoch). */
-static int mca_part_ucx_gcoll_marks(mca_part_ucx_gcoll_args_t *a, int *dev)
-{
-    void *marks;
-    int rc = mca_part_ucx_gcoll_alloc_zeroed(a->user_parts * sizeof(uint64_t), &marks, dev);
-
-    a->marks = marks; /* freed with the engine, also where the zeroing failed */
-    return rc;
-}
-
 /* The host words and the kernel's arguments in GPU memory; the kernel
  * loaded (CUDA's lazy loading: see reduce_load). */
 static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_gcoll_t *g)
@@ -536,7 +568,9 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
     a->host_ready = words;
     a->done = words + a->user_parts;
     a->finished = words + 2 * a->user_parts;
-    a->blocks_done = (unsigned int *) ((uint64_t *) g->win + g->words_bytes / sizeof(uint64_t) - 1);
+    /* the window's last words (mca_part_ucx_gcoll_local) */
+    a->blocks_done = (unsigned int *) ((uint64_t *) g->win + g->words_bytes / sizeof(uint64_t) -
+                                       a->user_parts - 1);
     if (OMPI_SUCCESS != mca_part_ucx_devmem_alloc(MCA_PART_UCX_GCOLL_DARGS_BYTES,
                                                   (void **) &g->dargs, &g->dargs_dev)) {
         g->dargs = NULL;
@@ -544,9 +578,11 @@ static int mca_part_ucx_gcoll_finish_setup(mca_part_ucx_coll_t *c, mca_part_ucx_
     }
     a->epoch_dev = (volatile uint64_t *) (g->dargs + 1);
     a->host_marks = a->epoch_dev + 1;
-    if (c->stream_kernels && c->user_pready && 0 != g->after_blocks &&
-        OMPI_SUCCESS != mca_part_ucx_gcoll_marks(a, &g->marks_dev)) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    /* stream-ordered marks (mca_part_ucx_gcoll_ordered), zero: no partition
+     * marked yet (the gate clears them after each epoch); the peers' gates
+     * find them at the same offset in this rank's window */
+    if (c->stream_kernels && c->user_pready && 0 != g->after_blocks) {
+        a->marks = (uint64_t *) a->blocks_done + 1;
     }
     /* the arguments, and zero epoch and host marks' words (no epoch
      * completed yet: a counted start takes the host's) */
@@ -622,6 +658,9 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     ok = (OMPI_SUCCESS == mca_part_ucx_gcoll_local(c, g, room, src_len, dst_len, &mine, keys));
     mine.ok = (uint32_t) ok;
     mine.gpu = mca_part_ucx_gpu_id();
+    mine.after = 0 != mca_part_ucx_module.params.coll_gpu_after_bytes &&
+                 total >= (size_t) mca_part_ucx_module.params.coll_gpu_after_bytes;
+    mine.sms = (uint32_t) ((c->gpu->sm_count() > 0) ? c->gpu->sm_count() : 0);
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
     if (OMPI_SUCCESS == rc) {
         int sharing = mca_part_ucx_gcoll_sharing(all, n, mine.gpu);
@@ -642,7 +681,10 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
         /* ranks on more than one GPU: the smaller units, and more blocks,
          * that move data over the links in parallel
          * (part_ucx_coll_gpu_span_unit_bytes, _span_blocks) */
-        unit = span ? span_unit : unit;
+        unit = span ? span_unit
+                    : mca_part_ucx_gcoll_after_unit(c, all, n, sharing, total, unit,
+                                                    (span_unit < unit) ? span_unit : unit,
+                                                    src_len, room, a->kind);
         mca_part_ucx_gcoll_units(a, total, unit);
         g->blocks = span ? span_blocks : (unsigned) c->gparams.blocks;
         g->blocks = (a->units < g->blocks) ? (unsigned) a->units : g->blocks;
@@ -743,10 +785,6 @@ void mca_part_ucx_gcoll_release(mca_part_ucx_coll_t *c)
     }
     if (NULL != g->dargs) {
         mca_part_ucx_devmem_free(g->dargs, MCA_PART_UCX_GCOLL_DARGS_BYTES, g->dargs_dev);
-    }
-    if (NULL != g->args.marks) {
-        mca_part_ucx_devmem_free(g->args.marks, g->args.user_parts * sizeof(uint64_t),
-                                 g->marks_dev);
     }
     if (NULL != g->win) {
         mca_part_ucx_devmem_free(g->win, g->win_bytes, g->win_dev);

@@ -354,7 +354,7 @@ static int mca_part_ucx_component_register(void)
         "GPU engine, ranks sharing one GPU: a stream-ordered epoch (MPIX_Start_enqueue) of at "
         "least this many bytes runs its kernel after the work enqueued before "
         "MPIX_Wait_enqueue on the application's stream, on up to the GPU's share of this "
-        "rank, behind a one-block kernel that waits until every rank made every partition "
+        "rank, behind a small kernel that waits until every rank made every partition "
         "ready; partitions then move only after the producing kernels, which then run "
         "alone. A kernel between MPIX_Start_enqueue and MPIX_Wait_enqueue on that stream "
         "must not wait for MPIX_Parrived of such a collective (it would wait forever). "

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCA_PART_UCX_DEVICE_ABI 26
+#define MCA_PART_UCX_DEVICE_ABI 27
 #define MCA_PART_UCX_DEVICE_SYMBOL "mca_part_ucx_device_ops"
 
 /* How stream_start_counted makes a start (flags). */
@@ -101,7 +101,10 @@ typedef enum {
  * rank only, count[user_parts]: units of the partition final, over all
  * epochs (a partition is done at e times its units), then relayed[units]
  * (a.relay: the last epoch in which this rank made unit k ready, written
- * by its engine for the peers); at push_off bytes
+ * by its engine for the peers), then blocks_done (the engine's count of
+ * its blocks, and the gate's of its own), then marks[user_parts] (where
+ * the kernels' MPIX_Pready only marks: a.marks, which a peer's gate finds
+ * at the same offset); at push_off bytes
  * (push allreduces), lines[2][n][partition space's bytes / 8] of 16 bytes
  * ([e % 2][writer][i]: the writer's 8 bytes i of epoch e, each half with
  * the epoch's low 32 bits); bulk push allreduces: there copies[2][n] of
@@ -178,7 +181,8 @@ typedef struct mca_part_ucx_gcoll_args_t {
     const volatile uint64_t *host_marks;
     /* GPU memory: stream-ordered marks (MPIX_PREQUEST_TAG_ORDERED), one
      * word per user partition that its MPIX_Pready sets to 1 and the gate
-     * checks, clears and publishes; NULL where the kernels mark as usual */
+     * checks, clears and publishes, in this rank's window (the peers'
+     * gates read them); NULL where the kernels mark as usual */
     uint64_t *marks;
     /* host memory: the device request's error word, for the gate's
      * MCA_PART_UCX_GCOLL_ERR_UNREADY (NULL: no device request) */

@@ -93,11 +93,22 @@ static_assert(GCOLL_THREADS >= 64, "gcoll_tell and gcoll_done take a warp each")
         }                                                \
     } while (0)
 #define GCOLL_BLOCK_STAMP(e, i) GCOLL_UNIT_STAMP((e), PART_TRACE_UNITS + blockIdx.x, (i))
+#define GCOLL_GATE_STAMP(e, i, t)                                                            \
+    do {                                                                                   \
+        if (0 == threadIdx.x && NULL != part_trace_quads &&                                \
+            blockIdx.x < PART_TRACE_GATES) {                                               \
+            part_trace_quad *q = part_trace_quads + PART_TRACE_UNITS + PART_TRACE_BLOCKS + \
+                                 blockIdx.x;                                               \
+            (*q)[0] = (e);                                                                 \
+            (*q)[i] = (t);                                                                 \
+        }                                                                                  \
+    } while (0)
 #else
 #define GCOLL_TRACING 0
 #define GCOLL_STAMP(e, i) ((void) 0)
 #define GCOLL_UNIT_STAMP(e, k, i) ((void) 0)
 #define GCOLL_BLOCK_STAMP(e, i) ((void) 0)
+#define GCOLL_GATE_STAMP(e, i, t) ((void) 0)
 #endif
 
 /* Between this rank's and the peers' words (and this kernel's blocks). */
@@ -931,15 +942,17 @@ __global__ void __maxnreg__(GCOLL_AFTER_REGS)
 #endif
 
 /* The gate of an epoch whose kernel runs after the producing kernels
- * (MCA_PART_UCX_GCOLL_GATED: part_ucx_coll_gpu_after_bytes), one block on
- * the application's stream before the engine's kernel: it waits until
- * every rank that makes partitions ready made all of them ready (this
- * rank's host marks copied into the window, as step 1 does), so that the
- * engine's blocks, as many as the GPU's share of this rank, never spin on
- * SMs that a producer of the epoch (a peer's, under CUDA MPS) still
- * needs; its waits for the peers' moves then last only as long as their
- * engines, which fit beside it. It only looks: the engine's own waits
- * acquire the data after it. */
+ * (MCA_PART_UCX_GCOLL_GATED: part_ucx_coll_gpu_after_bytes), a small
+ * kernel on the application's stream before the engine's (one block, or
+ * with marks one a batch of them, up to GCOLL_GATE_BLOCKS): it waits
+ * until every rank that makes partitions ready made all of them ready
+ * (this rank's host marks copied into the window, as step 1 does; with
+ * marks, until those producers have all started their last blocks), so
+ * that the engine's blocks, as many as the GPU's share of this rank,
+ * never spin on SMs that a producer of the epoch (a peer's, under CUDA
+ * MPS) still needs; its waits for the peers' moves then last only as
+ * long as their engines, which fit beside it. It only looks: the
+ * engine's own waits acquire the data after it. */
 /* 512 threads at 32 registers: room beside an after-mode engine block
  * (GCOLL_AFTER_REGS) */
 #define GCOLL_GATE_THREADS 512
@@ -973,22 +986,31 @@ __device__ static inline void gcoll_gate_wait(const mca_part_ucx_gcoll_args_t &a
 
 /* Stream-ordered marks (a.marks, MPIX_PREQUEST_TAG_ORDERED): the stream
  * ran this rank's producers before the gate, so a partition unmarked now
- * stays so. The gate checks every mark (or the host's MPI_Pready), clears
- * it for the next epoch, and publishes this rank's ready words after one
- * release for them all, where each MPIX_Pready would have released its
- * own. A partition nobody made ready fails the device request and is
- * published all the same: no peer waits for it forever. Loads in batches,
- * as the gate's, of four (eight spill 64 bytes of the gate's 32 registers,
- * four 16, two none but take twice the round trips). */
+ * stays so. The gate's blocks check every mark of their share (or the
+ * host's MPI_Pready), clear it for the next epoch, and publish the share's
+ * ready words after one release for them all, where each MPIX_Pready would
+ * have released its own. A partition nobody made ready fails the device
+ * request and is published all the same: no peer waits for it forever.
+ * The last partition's word goes last, by the block that completes the
+ * count of the gate's blocks (a.blocks_done[1]), after a release of every
+ * block's words: a peer's gate then waits for that one word of this rank
+ * (gcoll_gate_last), where one block looking at every word took a round
+ * trip per batch of them (16 at 16384 partitions on two ranks) between the
+ * last producer and the engines. Returns whether this block is that last
+ * one. Loads in batches of four (eight spill 64 bytes of the gate's 32
+ * registers, four 16, two none but take twice the round trips), a batch
+ * a thread for each of the gate's blocks (gcoll_gate_blocks). */
 #define GCOLL_PUBLISH_BATCH 4
-__device__ static inline void gcoll_gate_publish(const mca_part_ucx_gcoll_args_t &a, uint64_t e)
+__device__ static inline bool gcoll_gate_publish(const mca_part_ucx_gcoll_args_t &a, uint64_t e)
 {
     volatile uint64_t *marks = a.marks, *ready = gcoll_ready(a, a.me);
-    const uint64_t b = blockDim.x, parts = a.user_parts;
+    const uint64_t b = blockDim.x, parts = a.user_parts, step = GCOLL_PUBLISH_BATCH * b;
+    const uint64_t first = blockIdx.x * step + threadIdx.x, stride = gridDim.x * step;
+    __shared__ bool last;
     bool host = 0 != *a.host_marks;
     int missing = 0;
 
-    for (uint64_t i0 = threadIdx.x; i0 < parts; i0 += GCOLL_PUBLISH_BATCH * b) {
+    for (uint64_t i0 = first; i0 < parts; i0 += stride) {
         uint64_t v[GCOLL_PUBLISH_BATCH];
 #pragma unroll
         for (int j = 0; j < GCOLL_PUBLISH_BATCH; ++j) {
@@ -1013,8 +1035,83 @@ __device__ static inline void gcoll_gate_publish(const mca_part_ucx_gcoll_args_t
     } else {
         __threadfence();
     }
-    for (uint64_t u = threadIdx.x; u < parts; u += b) {
-        ready[u] = e;
+    for (uint64_t i0 = first; i0 < parts; i0 += stride) {
+#pragma unroll
+        for (int j = 0; j < GCOLL_PUBLISH_BATCH; ++j) {
+            uint64_t u = i0 + j * b;
+            if (u < parts - 1) {
+                ready[u] = e;
+            }
+        }
+    }
+    __syncthreads();
+    if (0 == threadIdx.x) {
+        /* this block's words (cumulative after the barrier) before the
+         * count; the last block's fence makes every block's cumulative
+         * for the last word's readers (one block: no count) */
+        last = (1 == gridDim.x);
+        if (!last) {
+            __threadfence();
+            last = (atomicAdd(a.blocks_done + 1, 1u) + 1 == gridDim.x);
+            if (last) {
+                atomicExch(a.blocks_done + 1, 0u); /* the next epoch's count */
+            }
+        }
+        if (last) {
+            __threadfence();
+            ready[parts - 1] = e;
+        }
+    }
+    __syncthreads();
+    return last;
+}
+
+/* The gate's blocks: one where it only looks (no marks), else enough for
+ * a batch of marks a thread, at most GCOLL_GATE_BLOCKS (each but the last
+ * leaves once its share is published; the last one waits). */
+#define GCOLL_GATE_BLOCKS 16
+static unsigned gcoll_gate_blocks(const mca_part_ucx_gcoll_args_t *a)
+{
+    uint64_t per = (uint64_t) GCOLL_GATE_THREADS * GCOLL_PUBLISH_BATCH;
+    uint64_t blocks = (NULL == a->marks) ? 1 : (a->user_parts + per - 1) / per;
+
+    return (unsigned) ((blocks > GCOLL_GATE_BLOCKS) ? GCOLL_GATE_BLOCKS
+                       : (blocks < 1) ? 1 : blocks);
+}
+
+/* Marks: the last word of every rank that makes partitions ready, which
+ * its gate's last block writes after all the others (gcoll_gate_publish),
+ * one rank a thread. A rank that marks as usual writes that word for its
+ * last partition only: the engine's own waits are the ones that count.
+ * Before that wait, the engine may launch (griddepcontrol.launch_dependents)
+ * as soon as every such peer's producer marked its last partition (its
+ * mark, at the same offset in the peer's window as a.marks in this one's)
+ * or published: that producer's blocks have then all started, so the
+ * engine's blocks take only SMs that its last blocks leave, and they wait
+ * for the words on the SMs meanwhile, where from the gate's end they
+ * would first be launched and load their arguments (a launch's latency
+ * and a round trip after the last producer). A partition marked out of
+ * order only launches the engine early. */
+__device__ static inline void gcoll_gate_last(const mca_part_ucx_gcoll_args_t &a, uint64_t e)
+{
+    int r = (int) threadIdx.x;
+    uint64_t last = a.user_parts - 1;
+    bool waits = r < a.n && r != a.me && gcoll_gate_waits(a, (uint64_t) r * a.user_parts);
+
+    if (waits) {
+        const volatile uint64_t *mark = a.win[r] + (a.marks - (uint64_t *) a.win[a.me]) + last;
+        while (gcoll_ready(a, r)[last] < e && 1 != *mark) {
+            gcoll_nap();
+        }
+    }
+    __syncthreads();
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+    if (waits) {
+        while (gcoll_ready(a, r)[last] < e) {
+            gcoll_nap();
+        }
     }
 }
 
@@ -1028,16 +1125,26 @@ __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 4)
     const uint64_t b = blockDim.x;
     uint64_t e, i0, pairs;
 
+#if GCOLL_TRACING
+    unsigned long long entry = part_trace_now();
+#endif
+
     gcoll_take_args(&a, &epoch, args, epoch_arg);
     e = epoch;
+    GCOLL_GATE_STAMP(e, PART_TRACE_GATE_ENTRY, entry);
     /* launched as a programmatic dependent of the producing kernel
      * (gcoll_launch_ex): the producer's marks and data once it has
      * completed; a no-op where the launch was an ordinary one */
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+    GCOLL_GATE_STAMP(e, PART_TRACE_GATE_WAITED, part_trace_now());
     if (NULL != a.marks) {
-        gcoll_gate_publish(a, e);
+        if (gcoll_gate_publish(a, e)) {
+            gcoll_gate_last(a, e);
+        }
+        GCOLL_GATE_STAMP(e, PART_TRACE_GATE_LEFT, part_trace_now());
+        return;
     }
     pairs = (uint64_t) a.n * a.user_parts;
     /* a batch of words a thread loaded before any is compared: one round
@@ -1058,6 +1165,7 @@ __global__ void __launch_bounds__(GCOLL_GATE_THREADS, 4)
             }
         }
     }
+    GCOLL_GATE_STAMP(e, PART_TRACE_GATE_LEFT, part_trace_now());
 }
 
 /* Whether this thread's current GPU has programmatic dependent launch
@@ -1130,7 +1238,8 @@ static int gcoll_launch_ex(void (*kernel)(P...), unsigned blocks, unsigned threa
 }
 
 template <typename T>
-static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
+static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *a,
+                        const mca_part_ucx_gcoll_args_t *dev, uint64_t epoch,
                         const volatile uint64_t *epoch_word, unsigned blocks, void *stream,
                         int how, bool urgent)
 {
@@ -1153,8 +1262,8 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
                    ? -1 : 0;
     }
     if (MCA_PART_UCX_GCOLL_GATED == how &&
-        0 != gcoll_launch_ex(part_gcoll_gate, 1, GCOLL_GATE_THREADS, stream, false, true, dev,
-                             epoch)) {
+        0 != gcoll_launch_ex(part_gcoll_gate, gcoll_gate_blocks(a), GCOLL_GATE_THREADS, stream,
+                             false, true, dev, epoch)) {
         return -1;
     }
     /* The engine is launched after the producing kernel (see
@@ -1164,8 +1273,8 @@ static int gcoll_launch(int which, const mca_part_ucx_gcoll_args_t *dev, uint64_
      * nothing while it runs. Urgent, at the greatest priority, they go
      * ahead of the producer's waiting blocks; the engine's block cap (half
      * the SMs) leaves that kernel room. Behind a gate, its blocks may start
-     * as the gate's block leaves: the engine reads nothing the gate
-     * writes without waiting for it. */
+     * once the gate lets them (gcoll_gate_last) or leaves: the engine reads
+     * nothing the gate writes without waiting for it. */
     return gcoll_launch_ex(kernel, blocks, GCOLL_THREADS, stream, urgent,
                            MCA_PART_UCX_GCOLL_GATED == how, dev, epoch, epoch_word);
 }
@@ -1189,7 +1298,7 @@ static int dev_gcoll(const mca_part_ucx_gcoll_args_t *a, const mca_part_ucx_gcol
 
     /* the kernel of element type T (a value of it says which) */
     auto launch = [&](auto zero) {
-        return gcoll_launch<decltype(zero)>(which, dev, epoch, epoch_word, blocks, stream, how,
+        return gcoll_launch<decltype(zero)>(which, a, dev, epoch, epoch_word, blocks, stream, how,
                                             0 != a->urgent);
     };
 

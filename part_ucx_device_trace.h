@@ -28,6 +28,9 @@
  * seen, the unit moved and its words told; thread 0 of each block stamps
  * its start and the end of its finish loop. Lines "GU k e peers moved
  * told" and "GB b e start finished" (bench/trace/units_timeline.py).
+ * The gate of after mode (part_gcoll_gate): thread 0 of each of its
+ * blocks stamps its entry, the end of its wait for the producer
+ * (griddepcontrol.wait) and its leaving, "GG b e entry waited left".
  */
 
 #ifndef PART_UCX_DEVICE_TRACE_H
@@ -63,8 +66,11 @@ __device__ part_trace_rec *part_trace_dev;
  * blocks past these counts are not stamped. */
 #define PART_TRACE_UNITS 4096
 #define PART_TRACE_BLOCKS 1024
+#define PART_TRACE_GATES 16
+#define PART_TRACE_QUADS (PART_TRACE_UNITS + PART_TRACE_BLOCKS + PART_TRACE_GATES)
 enum { PART_TRACE_UNIT_PEERS = 1, PART_TRACE_UNIT_MOVED, PART_TRACE_UNIT_TOLD };
 enum { PART_TRACE_BLOCK_START = 1, PART_TRACE_BLOCK_FINISHED };
+enum { PART_TRACE_GATE_ENTRY = 1, PART_TRACE_GATE_WAITED, PART_TRACE_GATE_LEFT };
 typedef unsigned long long part_trace_quad[4];
 static part_trace_quad *part_trace_quads_host; /* units, then blocks */
 __device__ part_trace_quad *part_trace_quads;
@@ -93,10 +99,11 @@ __device__ static inline void part_trace_stamp(uint64_t e, int i)
     part_trace_stamp_at(e, i, part_trace_now());
 }
 
-/* Record `i` of unit k (block: k = PART_TRACE_UNITS + blockIdx.x). */
+/* Record `i` of unit k (block: k = PART_TRACE_UNITS + blockIdx.x; the
+ * gate's block: k = PART_TRACE_UNITS + PART_TRACE_BLOCKS + blockIdx.x). */
 __device__ static inline void part_trace_quad_stamp(uint64_t e, uint64_t k, int i)
 {
-    if (NULL != part_trace_quads && k < PART_TRACE_UNITS + PART_TRACE_BLOCKS) {
+    if (NULL != part_trace_quads && k < PART_TRACE_QUADS) {
         part_trace_quads[k][0] = e;
         part_trace_quads[k][i] = part_trace_now();
     }
@@ -127,16 +134,18 @@ static void part_trace_write(void)
         }
         fputc('\n', f);
     }
-    for (unsigned k = 0; NULL != part_trace_quads_host && k < PART_TRACE_UNITS + PART_TRACE_BLOCKS;
-         ++k) {
+    for (unsigned k = 0; NULL != part_trace_quads_host && k < PART_TRACE_QUADS; ++k) {
         const volatile unsigned long long *q = part_trace_quads_host[k];
         if (0 == q[0]) {
             continue;
         }
         if (k < PART_TRACE_UNITS) {
             fprintf(f, "GU %u %llu %llu %llu %llu\n", k, q[0], q[1], q[2], q[3]);
-        } else {
+        } else if (k < PART_TRACE_UNITS + PART_TRACE_BLOCKS) {
             fprintf(f, "GB %u %llu %llu %llu\n", k - PART_TRACE_UNITS, q[0], q[1], q[2]);
+        } else {
+            fprintf(f, "GG %u %llu %llu %llu %llu\n", k - PART_TRACE_UNITS - PART_TRACE_BLOCKS,
+                    q[0], q[1], q[2], q[3]);
         }
     }
     fclose(f);
@@ -180,7 +189,7 @@ static void part_trace_setup(void)
         return;
     }
     part_trace_quads_host = (part_trace_quad *) part_trace_mapped(
-        (PART_TRACE_UNITS + PART_TRACE_BLOCKS) * sizeof(part_trace_quad),
+        PART_TRACE_QUADS * sizeof(part_trace_quad),
         (const void *) &part_trace_quads, "unit trace");
     atexit(part_trace_write);
 }
