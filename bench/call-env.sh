@@ -4,9 +4,14 @@
 # environment (mpirun, the install for tools/test.sh: PART_UCX_PREFIX),
 # allows mpirun as root, keeps NCCL_NVLS_ENABLE=0 (NVLink multicast stays
 # off on the lent nodes), writes $OUT/node.txt (the GPUs and their links)
-# and defines `el`, the seconds since it was sourced.
+# and defines `el`, the seconds since it was sourced, and `out_pack NAME`.
+# At most 8 files come back from $OUT (files beyond that are left out,
+# whole: session 24 lost two traces so): a script that writes more keeps
+# them in a folder and packs it with out_pack at its end.
 call_start=$(date +%s)
 el() { echo $(( $(date +%s) - call_start )); }
+# out_pack NAME DIR: DIR (all of it) as $OUT/NAME.tar.xz
+out_pack() { tar -cJf "$OUT/$1.tar.xz" -C "$(dirname "$2")" "$(basename "$2")"; }
 export OMPI_MCA_mca_base_component_show_load_errors=0 NCCL_NVLS_ENABLE=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 call_dir=/tmp/pb
