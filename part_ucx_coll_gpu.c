@@ -141,9 +141,10 @@ static void mca_part_ucx_gcoll_share(const mca_part_ucx_coll_t *c, mca_part_ucx_
  * behind the producers and a gate (gcoll's MCA_PART_UCX_GCOLL_GATED), and
  * takes this rank's share of the GPU: its SMs over the sharing ranks, so
  * that every rank's engine fits at once with room beside it on some SM
- * for a rank's gate (blocks of 32 registers), whose engine the others' blocks wait for
- * (at two blocks an SM, the launch bound, the engines filled every SM and
- * a late rank's gate found none: a hang at 64 MiB on four ranks). Its
+ * for a rank's gate (blocks of 32 registers), whose engine the others'
+ * blocks wait for (at two blocks an SM, the launch bound, the engines
+ * filled every SM and a late rank's gate found none: a hang at 64 MiB on
+ * four ranks). Its
  * blocks wait only for the peers' engines, never for a producer. This
  * rank's launches alone: the ranks need not agree (a peer's gate or
  * engine waits for the same words either way). */
@@ -359,7 +360,7 @@ static size_t mca_part_ucx_gcoll_room(const mca_part_ucx_gcoll_params_t *p, int 
  * alone, on up to the GPU's share of each rank (mca_part_ucx_gcoll_after),
  * and units sized for the engine beside the producers (half that, at most
  * part_ucx_coll_gpu_blocks) would leave SMs idle. Units of one such block
- * each instead, where that is fewer units than the window has room for
+ * each instead, where that is no more units than the window has room for
  * (`least`: the smaller of the two placements' units), no smaller than
  * part_ucx_coll_gpu_unit_bytes, and within the room for data. From what
  * every rank sees alike (the smallest SM count), so that the ranks agree. */

@@ -997,9 +997,10 @@ __device__ static inline void gcoll_gate_wait(const mca_part_ucx_gcoll_args_t &a
  * (gcoll_gate_last), where one block looking at every word took a round
  * trip per batch of them (16 at 16384 partitions on two ranks) between the
  * last producer and the engines. Returns whether this block is that last
- * one. Loads in batches of four (eight spill 64 bytes of the gate's 32
- * registers, four 16, two none but take twice the round trips), a batch
- * a thread for each of the gate's blocks (gcoll_gate_blocks). */
+ * one. Loads in batches of four, a batch a thread for each of the gate's
+ * blocks (gcoll_gate_blocks): within the gate's 32 registers four spill
+ * 28 bytes (to L1), two none but would take twice the blocks, or round
+ * trips beyond 16 blocks. */
 #define GCOLL_PUBLISH_BATCH 4
 __device__ static inline bool gcoll_gate_publish(const mca_part_ucx_gcoll_args_t &a, uint64_t e)
 {
