@@ -602,7 +602,7 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
                              bool *used)
 {
     ompi_communicator_t *comm = c->comm;
-    int n = ompi_comm_size(comm), rc, ok, i, kinds[2];
+    int n = ompi_comm_size(comm), rc, ok, i, kinds[2], sms;
     unsigned span_blocks;
     bool pushed;
     size_t user_bytes = c->count / c->group * (size_t) c->extent, total, unit, span_unit;
@@ -661,7 +661,8 @@ int mca_part_ucx_gcoll_setup(mca_part_ucx_coll_t *c, int kind, int root, size_t 
     mine.gpu = mca_part_ucx_gpu_id();
     mine.after = 0 != mca_part_ucx_module.params.coll_gpu_after_bytes &&
                  total >= (size_t) mca_part_ucx_module.params.coll_gpu_after_bytes;
-    mine.sms = (uint32_t) ((c->gpu->sm_count() > 0) ? c->gpu->sm_count() : 0);
+    sms = c->gpu->sm_count();
+    mine.sms = (uint32_t) ((sms > 0) ? sms : 0);
     rc = mca_part_ucx_gcoll_exchange(c, g, &mine, keys, all, &ok);
     if (OMPI_SUCCESS == rc) {
         int sharing = mca_part_ucx_gcoll_sharing(all, n, mine.gpu);

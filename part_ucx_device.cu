@@ -205,6 +205,18 @@ static int dev_reduce(int op, int dt, const void *in, void *inout, size_t n, voi
     return dev_reduce3(op, dt, inout, in, inout, n, stream);
 }
 
+/* this GPU's SMs (0: not known); the copy after the kernels sizes its grid by it */
+static int dev_sm_count(void)
+{
+    int dev, n = 0;
+
+    if (0 != check(cudaGetDevice(&dev)) ||
+        0 != check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev))) {
+        return 0;
+    }
+    return n;
+}
+
 #include "part_ucx_device_coll.h"
 #include "part_ucx_device_after.h"
 
@@ -872,17 +884,6 @@ static int dev_set_device(int device)
 static int dev_stream_sync(void *stream)
 {
     return check(cudaStreamSynchronize((cudaStream_t) stream));
-}
-
-static int dev_sm_count(void)
-{
-    int dev, n = 0;
-
-    if (0 != check(cudaGetDevice(&dev)) ||
-        0 != check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev))) {
-        return 0;
-    }
-    return n;
 }
 
 /* NVML, loaded here on first use (the driver installs it with CUDA): a

@@ -165,12 +165,12 @@ __global__ void __launch_bounds__(1024) part_copy_after(mca_part_ucx_copy_after_
 static unsigned part_after_blocks(uint64_t bytes)
 {
     static int full = 0; /* a process drives one GPU */
-    int dev = 0, sms = 0, per_sm = 0;
+    int sms, per_sm = 0;
     uint64_t want = (bytes + PART_AFTER_BLOCK_BYTES - 1) / PART_AFTER_BLOCK_BYTES;
 
     if (0 == full) {
-        if (cudaSuccess != cudaGetDevice(&dev) ||
-            cudaSuccess != cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
+        sms = dev_sm_count();
+        if (0 == sms ||
             cudaSuccess != cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, part_copy_after,
                                                                          1024, 0)) {
             (void) cudaGetLastError();

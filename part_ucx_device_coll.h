@@ -93,15 +93,13 @@ static_assert(GCOLL_THREADS >= 64, "gcoll_tell and gcoll_done take a warp each")
         }                                                \
     } while (0)
 #define GCOLL_BLOCK_STAMP(e, i) GCOLL_UNIT_STAMP((e), PART_TRACE_UNITS + blockIdx.x, (i))
-#define GCOLL_GATE_STAMP(e, i, t)                                                            \
-    do {                                                                                   \
-        if (0 == threadIdx.x && NULL != part_trace_quads &&                                \
-            blockIdx.x < PART_TRACE_GATES) {                                               \
-            part_trace_quad *q = part_trace_quads + PART_TRACE_UNITS + PART_TRACE_BLOCKS + \
-                                 blockIdx.x;                                               \
-            (*q)[0] = (e);                                                                 \
-            (*q)[i] = (t);                                                                 \
-        }                                                                                  \
+/* the gate's block's record i (PART_TRACE_GATE_*), stamped t */
+#define GCOLL_GATE_STAMP(e, i, t)                                                           \
+    do {                                                                                  \
+        if (0 == threadIdx.x) {                                                           \
+            part_trace_quad_stamp_at((e), PART_TRACE_UNITS + PART_TRACE_BLOCKS + blockIdx.x, \
+                                     (i), (t));                                           \
+        }                                                                                 \
     } while (0)
 #else
 #define GCOLL_TRACING 0

@@ -101,12 +101,18 @@ __device__ static inline void part_trace_stamp(uint64_t e, int i)
 
 /* Record `i` of unit k (block: k = PART_TRACE_UNITS + blockIdx.x; the
  * gate's block: k = PART_TRACE_UNITS + PART_TRACE_BLOCKS + blockIdx.x). */
-__device__ static inline void part_trace_quad_stamp(uint64_t e, uint64_t k, int i)
+__device__ static inline void part_trace_quad_stamp_at(uint64_t e, uint64_t k, int i,
+                                                       unsigned long long t)
 {
     if (NULL != part_trace_quads && k < PART_TRACE_QUADS) {
         part_trace_quads[k][0] = e;
-        part_trace_quads[k][i] = part_trace_now();
+        part_trace_quads[k][i] = t;
     }
+}
+
+__device__ static inline void part_trace_quad_stamp(uint64_t e, uint64_t k, int i)
+{
+    part_trace_quad_stamp_at(e, k, i, part_trace_now());
 }
 
 static void part_trace_write(void)
