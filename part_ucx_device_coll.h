@@ -546,6 +546,29 @@ __device__ static __noinline__ void gcoll_reduce_at_once(const mca_part_ucx_gcol
     }
 }
 
+/* A 16-byte load of a contribution, which the engine reads once: past L1
+ * (no line allocated there, as __ldcg: a peer's data must never come from
+ * a stale one), and evict-first in L2. The producers' last stores are
+ * still in L2 when the engine starts (after mode: the later rank's last
+ * partitions; beside the producers: the partitions just made ready);
+ * loads at normal priority would evict them before their units read them,
+ * evict-first ones evict each other instead
+ * (bench/results/h200x1-coll/s25/README.md). */
+__device__ static inline uint4 gcoll_ld_once(const uint4 *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    uint4 v;
+    uint64_t pol;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(pol));
+    return v;
+#else
+    return __ldcg(p);
+#endif
+}
+
 /* The elements [lo, hi) after byte offset `off` of the partition space:
  * op over the ranks r, in rank order, of their contributions (gcoll_src),
  * into dst + off (all: into every rank's dst + off instead). Sixteen bytes
@@ -587,7 +610,7 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
                 for (int u = 0; u < U; ++u) {
                     acc[u].v = make_uint4(0, 0, 0, 0);
                     if (i + u * b < n16) {
-                        acc[u].v = __ldcg(s + u * b);
+                        acc[u].v = gcoll_ld_once(s + u * b);
                     }
                 }
                 for (r = 1; r < a.n; ++r) {
@@ -596,7 +619,7 @@ __device__ static inline void gcoll_reduce(const mca_part_ucx_gcoll_args_t &a, u
                     for (int u = 0; u < U; ++u) {
                         in[u].v = make_uint4(0, 0, 0, 0);
                         if (i + u * b < n16) {
-                            in[u].v = __ldcg(s + u * b);
+                            in[u].v = gcoll_ld_once(s + u * b);
                         }
                     }
 #pragma unroll
