@@ -4,7 +4,7 @@
 # block-level stream-ordered mark by a reduction (red-header.diff).
 # (1) Marks epochs, np 2 and 4, 4/16/64 MiB, two rounds: the benchmark
 #     built on this install's mpix_part_device.h (red) and on the one
-#     before (st: orig-mpix_part_device.h), same library and plugin; the
+#     before (st: the header of 1fd6ab4), same library and plugin; the
 #     limits before and after.
 # (2) The marks, after and copy-after lines (53), then compute-sanitizer
 #     over the gated gcoll lines.
@@ -12,7 +12,10 @@ set -u
 O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT
 . bench/call-common.sh .bundle/part-ucx.tar.xz || exit 1
 h=$call_dir/part-ucx/include/mpix_part_device.h
-cp /tmp/plain /tmp/plain-red && cp $h /tmp/red.h && cp bench/results/h200x1-coll/s25/orig-mpix_part_device.h $h &&
+# (as run, the header before came from a copy of 1fd6ab4's kept beside this
+# script; the reverse of red-header.diff gives the same file)
+cp /tmp/plain /tmp/plain-red && cp $h /tmp/red.h &&
+  patch -R $h < <(sed 's#^--- a/#--- #; s#^+++ b/#+++ #' bench/results/h200x1-coll/s25/red-header.diff) > /dev/null &&
   bench_cuda_build bench/b_coll_gpu.cu /tmp/plain-st $nccl -- $ncclibs > $OUT/build-st.txt 2>&1; cp /tmp/red.h $h
 [ -x /tmp/plain-st ] || { echo "no plain-st"; exit 1; }
 mps_start

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Prepared in session 25, not run: why MPIX_Pready's block-level mark as a
+# reduction (red-header.diff), 13 us cheaper a producer alone
+# (markcost.cu), made the marks epochs slower (call D). Hypothesis: the
+# peers' gates poll the last partition's mark word (gcoll_gate_last's
+# early launch) while that partition's blocks reduce into it. One H200,
+# every rank under CUDA MPS, a bundle of this checkout (the kept header).
+# Four builds, two rounds, np 2 and 4, 4/16/64 MiB, marks epochs:
+#   st-base, red-base: the header as kept / red-header.diff, this plugin;
+#   st-notrig, red-notrig: the same with notrig-experiment.diff (the gate
+#   no longer polls the peers' marks, so no early launch).
+# If red-notrig beats st-base, the mark should be a reduction and the early
+# launch should look elsewhere (e.g., a word of its own per rank).
+# run: bash bench/results/h200x1-coll/s25/next-s26.sh (carry .bundle)
+set -u
+O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT
+. bench/call-common.sh .bundle/part-ucx.tar.xz || exit 1
+mkdir -p .bundle/exp && cp bench/results/h200x1-coll/s25/notrig-experiment.diff .bundle/exp/notrig.diff
+variants notrig || exit 1
+h=$call_dir/part-ucx/include/mpix_part_device.h
+cp /tmp/plain /tmp/plain-st && cp $h /tmp/st.h && patch $h < <(sed 's#^--- a/mpix_part_device.h#--- mpix_part_device.h#; s#^+++ b/mpix_part_device.h#+++ mpix_part_device.h#' bench/results/h200x1-coll/s25/red-header.diff) > /dev/null &&
+  bench_cuda_build bench/b_coll_gpu.cu /tmp/plain-red $nccl -- $ncclibs > $OUT/build-red.txt 2>&1; cp /tmp/st.h $h
+[ -x /tmp/plain-red ] || { echo "no plain-red"; exit 1; }
+mps_start
+export BENCH_NO_TRADITIONAL=1 BENCH_NO_HOST=1
+limits 1024,4096,16384 2 4 > $OUT/limits-0.csv
+M="--mca part_ucx_coll_gpu_after_bytes 1 -x BENCH_STREAM_KERNELS -x BENCH_NO_HOST"
+for r in 1 2; do
+  for np in 2 4; do
+    for p in base notrig; do
+      use $p
+      for h in st red; do
+        cp /tmp/plain-$h /tmp/plain
+        BENCH_STREAM_KERNELS=1 run $np marks-$h-$p-r$r 1024,4096,16384 $M >> $OUT/marks.csv
+      done
+    done
+  done
+  echo "round $r at $(el) s"
+done
+cp /tmp/plain-st /tmp/plain; use base
+limits 1024,4096,16384 2 4 > $OUT/limits-1.csv
+timeout -s KILL 5 nvidia-cuda-mps-control <<< quit
+tar -cJf $O/n.tar.xz -C /tmp o
+cp $OUT/marks.csv $OUT/limits-0.csv $OUT/limits-1.csv $O/ 2>/dev/null
