@@ -7,7 +7,7 @@
 # every rank under CUDA MPS, a bundle of this checkout (the kept header).
 # Four builds, two rounds, np 2 and 4, 4/16/64 MiB, marks epochs:
 #   st-base, red-base: the header as kept / red-header.diff, this plugin;
-#   st-notrig, red-notrig: the same with notrig-experiment.diff (the gate
+#   st-notrig, red-notrig: the same with ../s24/notrig-experiment.diff (the gate
 #   no longer polls the peers' marks, so no early launch).
 # If red-notrig beats st-base, the mark should be a reduction and the early
 # launch should look elsewhere (e.g., a word of its own per rank).
@@ -15,7 +15,7 @@
 set -u
 O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT
 . bench/call-common.sh .bundle/part-ucx.tar.xz || exit 1
-mkdir -p .bundle/exp && cp bench/results/h200x1-coll/s25/notrig-experiment.diff .bundle/exp/notrig.diff
+mkdir -p .bundle/exp && cp bench/results/h200x1-coll/s24/notrig-experiment.diff .bundle/exp/notrig.diff
 variants notrig || exit 1
 h=$call_dir/part-ucx/include/mpix_part_device.h
 cp /tmp/plain /tmp/plain-st && cp $h /tmp/st.h && patch $h < <(sed 's#^--- a/mpix_part_device.h#--- mpix_part_device.h#; s#^+++ b/mpix_part_device.h#+++ mpix_part_device.h#' bench/results/h200x1-coll/s25/red-header.diff) > /dev/null &&
