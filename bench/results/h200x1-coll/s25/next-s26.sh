@@ -11,6 +11,7 @@
 #   no longer polls the peers' marks, so no early launch).
 # If red-notrig beats st-base, the mark should be a reduction and the early
 # launch should look elsewhere (e.g., a word of its own per rank).
+# Then the small grids with the default settings (issue 22's 15 us target).
 # run: bash bench/results/h200x1-coll/s25/next-s26.sh (carry .bundle)
 set -u
 O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT
@@ -39,6 +40,10 @@ for r in 1 2; do
 done
 cp /tmp/plain-st /tmp/plain; use base
 limits 1024,4096,16384 2 4 > $OUT/limits-1.csv
+# issue 22's other target, <= 15 us at 1-64 blocks (last measured in
+# session 14: np 4 at 64 blocks 15.36 us), with the default settings
+for np in 2 4; do run $np small 1,4,16,64 -x BENCH_NO_HOST >> $OUT/small.csv; done
+limits 1,4,16,64 2 4 > $OUT/limits-small.csv
 timeout -s KILL 5 nvidia-cuda-mps-control <<< quit
 tar -cJf $O/n.tar.xz -C /tmp o
-cp $OUT/marks.csv $OUT/limits-0.csv $OUT/limits-1.csv $O/ 2>/dev/null
+cp $OUT/marks.csv $OUT/small.csv $OUT/limits-0.csv $OUT/limits-1.csv $OUT/limits-small.csv $O/ 2>/dev/null
