@@ -38,6 +38,15 @@ for r in 1 2; do
   done
   echo "round $r at $(el) s"
 done
+# the producers' own times inside the epochs (events around each rank's
+# kernel), st and red on base: whether the reduction slowed the producers
+# or what runs after them
+for h in st red; do
+  cp /tmp/plain-$h /tmp/plain
+  BENCH_KERNEL_TIME=1 BENCH_STREAM_KERNELS=1 BENCH_LABEL=ktime-$h timeout 100 mpirun -np 2 --bind-to none \
+    --oversubscribe --mca part ucx $M -x BENCH_KERNEL_TIME -x BENCH_LABEL -x BENCH_NO_TRADITIONAL \
+    /tmp/plain allreduce 1024,4096,16384 2>&1 | tr -d '\000' | grep -a '^g' >> $OUT/ktime.csv
+done
 cp /tmp/plain-st /tmp/plain; use base
 limits 1024,4096,16384 2 4 > $OUT/limits-1.csv
 # issue 22's other target, <= 15 us at 1-64 blocks (last measured in
@@ -46,4 +55,4 @@ for np in 2 4; do run $np small 1,4,16,64 -x BENCH_NO_HOST >> $OUT/small.csv; do
 limits 1,4,16,64 2 4 > $OUT/limits-small.csv
 timeout -s KILL 5 nvidia-cuda-mps-control <<< quit
 tar -cJf $O/n.tar.xz -C /tmp o
-cp $OUT/marks.csv $OUT/small.csv $OUT/limits-0.csv $OUT/limits-1.csv $OUT/limits-small.csv $O/ 2>/dev/null
+cp $OUT/marks.csv $OUT/ktime.csv $OUT/small.csv $OUT/limits-0.csv $OUT/limits-1.csv $OUT/limits-small.csv $O/ 2>/dev/null
