@@ -41,6 +41,7 @@ done
 # the producers' own times inside the epochs (events around each rank's
 # kernel), st and red on base: whether the reduction slowed the producers
 # or what runs after them
+use base
 for h in st red; do
   cp /tmp/plain-$h /tmp/plain
   BENCH_KERNEL_TIME=1 BENCH_STREAM_KERNELS=1 BENCH_LABEL=ktime-$h timeout 100 mpirun -np 2 --bind-to none \
