@@ -21,16 +21,22 @@
  *   ldgst    as mpix_part_pready_ordered: the request's two fields through
  *            the read-only cache, a range check, the store
  *   ldgred   the same with red.global.or
+ *   strong   st.relaxed.gpu (a strong store, as the reduction is)
+ *   vol      a volatile store (st.volatile)
+ *   ldgstrg  ldgst with st.relaxed.gpu
+ * MARKCOST_ONLY=a,b,...: only those variants (the others print 0).
  * nvcc -O3 -arch=sm_90 -o markcost markcost.cu && ./markcost */
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 
 __device__ static inline float val(long i, int r, long it) { return (float) ((i % 7) + r + it % 3); }
 
-enum { NONE, ST, FIRST, RED, CS, LAST, OWN, DIV, SYNC, NODIV, REDOR, ATOMOR, ALLST, ALLRED, WARPRED, DIVRED, LDGST, LDGRED, NV };
+enum { NONE, ST, FIRST, RED, CS, LAST, OWN, DIV, SYNC, NODIV, REDOR, ATOMOR, ALLST, ALLRED, WARPRED, DIVRED, LDGST, LDGRED, STRONG, VOL, LDGSTRONG, NV };
 static const char *names[NV] = {"none", "st", "first", "red", "cs", "last", "own", "div", "sync", "nodiv",
-                                "redor", "atomor", "allst", "allred", "warpred", "divred", "ldgst", "ldgred"};
+                                "redor", "atomor", "allst", "allred", "warpred", "divred", "ldgst", "ldgred", "strong", "vol", "ldgstrg"};
 
 struct req { unsigned parts; uint64_t *ready; };
 
@@ -55,9 +61,12 @@ __global__ void __launch_bounds__(1024, 2) produce(float *x, int it, int bpp, ui
             uint64_t *m = (uint64_t *) __ldg((const unsigned long long *) &q->ready);
             if (p < parts) {
                 if (V == LDGST) m[p] = 1;
+                else if (V == LDGSTRONG) asm volatile("st.relaxed.gpu.global.u64 [%0], 1;" ::"l"(m + p) : "memory");
                 else asm volatile("red.global.or.b64 [%0], 1;" ::"l"(m + p) : "memory");
             }
         }
+        if (V == STRONG) asm volatile("st.relaxed.gpu.global.u64 [%0], 1;" ::"l"(marks + blockIdx.x / bpp) : "memory");
+        if (V == VOL) ((volatile uint64_t *) marks)[blockIdx.x / bpp] = 1;
         if (V == DIVRED) asm volatile("red.global.or.b64 [%0], 1;" ::"l"(marks + blockIdx.x / 512) : "memory");
     }
     if (V == LAST && 1023 == threadIdx.x) marks[blockIdx.x / bpp] = 1;
@@ -84,9 +93,21 @@ static float timeit_q(int grid, float *x, uint64_t *marks, cudaStream_t s, const
     return 1e3f * ms / n;
 }
 
+static bool wanted(int v)
+{
+    const char *only = getenv("MARKCOST_ONLY");
+    if (NULL == only) return true;
+    char buf[256];
+    snprintf(buf, sizeof(buf), ",%s,", only);
+    char name[32];
+    snprintf(name, sizeof(name), ",%s,", names[v]);
+    return NULL != strstr(buf, name);
+}
+
 template <int V>
 static float timeit(int grid, float *x, uint64_t *marks, cudaStream_t s)
 {
+    if (!wanted(V)) return 0;
     static req *q = nullptr;
     if (!q) {
         req h = {32, marks};
@@ -125,6 +146,9 @@ int main()
             t[DIVRED][g] = timeit<DIVRED>(grid, x, marks, s);
             t[LDGST][g] = timeit<LDGST>(grid, x, marks, s);
             t[LDGRED][g] = timeit<LDGRED>(grid, x, marks, s);
+            t[STRONG][g] = timeit<STRONG>(grid, x, marks, s);
+            t[VOL][g] = timeit<VOL>(grid, x, marks, s);
+            t[LDGSTRONG][g] = timeit<LDGSTRONG>(grid, x, marks, s);
         }
         printf("round %d (us a kernel, back to back)\n%-6s %8s %8s\n", round, "mark", "4096", "16384");
         for (int v = 0; v < NV; ++v) printf("%-6s %8.2f %8.2f\n", names[v], t[v][0], t[v][1]);

@@ -11,7 +11,10 @@
 #   no longer polls the peers' marks, so no early launch).
 # If red-notrig beats st-base, the mark should be a reduction and the early
 # launch should look elsewhere (e.g., a word of its own per rank).
-# Then the small grids with the default settings (issue 22's 15 us target).
+# Then the small grids with the default settings (issue 22's 15 us target),
+# and markcost.cu's strong-store variants (added after call C, not run):
+# MPIX_Pready's mark is a generic store (ST.E.64: its pointer comes from
+# the request), the reduction a strong one at GPU scope.
 # run: bash bench/results/h200x1-coll/s25/next-s26.sh (carry .bundle)
 set -u
 O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT
@@ -55,5 +58,7 @@ limits 1024,4096,16384 2 4 > $OUT/limits-1.csv
 for np in 2 4; do run $np small 1,4,16,64 -x BENCH_NO_HOST >> $OUT/small.csv; done
 limits 1,4,16,64 2 4 > $OUT/limits-small.csv
 timeout -s KILL 5 nvidia-cuda-mps-control <<< quit
+nvcc -O3 -arch=sm_90 -o /tmp/markcost bench/results/h200x1-coll/s25/markcost.cu &&
+  MARKCOST_ONLY=none,st,div,red,ldgst,ldgred,strong,vol,ldgstrg /tmp/markcost > $OUT/markcost3.txt 2>&1
 tar -cJf $O/n.tar.xz -C /tmp o
-cp $OUT/marks.csv $OUT/ktime.csv $OUT/small.csv $OUT/limits-0.csv $OUT/limits-1.csv $OUT/limits-small.csv $O/ 2>/dev/null
+cp $OUT/marks.csv $OUT/ktime.csv $OUT/small.csv $OUT/limits-0.csv $OUT/limits-1.csv $OUT/limits-small.csv $OUT/markcost3.txt $O/ 2>/dev/null
