@@ -150,6 +150,20 @@ __device__ static inline void gcoll_nap(void)
 #endif
 }
 
+/* Thread 0 of a block of a kernel whose blocks count themselves at their
+ * end, after its fence of the block's words: whether this block is the
+ * last to count; that one sets the count back to 0 for the next epoch's
+ * kernel (the engine's, a.blocks_done[0], and the gate's, [1]). */
+__device__ static inline bool gcoll_count_last(unsigned int *count)
+{
+    bool last = (atomicAdd(count, 1u) + 1 == gridDim.x);
+
+    if (last) {
+        atomicExch(count, 0u);
+    }
+    return last;
+}
+
 template <typename T> __device__ static inline T gcoll_apply(int op, T a, T b)
 {
     switch (op) {
@@ -904,10 +918,7 @@ __device__ static __forceinline__ void gcoll_engine(const mca_part_ucx_gcoll_arg
         bool last = (1 == gridDim.x); /* one block: no count to keep */
         if (!last) {
             part_fence(true); /* this block's words before the count (this GPU's) */
-            last = (atomicAdd(a.blocks_done, 1u) + 1 == gridDim.x);
-            if (last) {
-                atomicExch(a.blocks_done, 0u);
-            }
+            last = gcoll_count_last(a.blocks_done);
         }
         if (last) {
             /* the next counted start's epoch (stream_start_counted's
@@ -1074,10 +1085,7 @@ __device__ static inline bool gcoll_gate_publish(const mca_part_ucx_gcoll_args_t
         last = (1 == gridDim.x);
         if (!last) {
             __threadfence();
-            last = (atomicAdd(a.blocks_done + 1, 1u) + 1 == gridDim.x);
-            if (last) {
-                atomicExch(a.blocks_done + 1, 0u); /* the next epoch's count */
-            }
+            last = gcoll_count_last(a.blocks_done + 1);
         }
         if (last) {
             __threadfence();
