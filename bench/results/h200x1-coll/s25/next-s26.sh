@@ -63,6 +63,6 @@ echo "small at $(el) s"
 timeout -s KILL 5 nvidia-cuda-mps-control <<< quit
 nvcc -O3 -arch=sm_90 -o /tmp/markcost bench/results/h200x1-coll/s25/markcost.cu &&
   MARKCOST_ONLY=none,st,div,red,ldgst,ldgred,strong,vol,ldgstrg /tmp/markcost > $OUT/markcost3.txt 2>&1
-tar -cJf $O/n.tar.xz -C /tmp o
+OUT=$O out_pack n /tmp/o
 cp $OUT/marks.csv $OUT/ktime.csv $OUT/small.csv $OUT/limits-0.csv $OUT/limits-1.csv $OUT/limits-small.csv \
   $OUT/markcost3.txt $O/ 2>/dev/null
