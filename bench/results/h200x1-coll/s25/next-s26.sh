@@ -18,7 +18,7 @@
 # small grids with the default settings (issue 22's 15 us at 1-64 blocks,
 # last measured in session 14: np 4 at 64 blocks 15.36 us); markcost.cu's
 # strong-store variants, one process, no MPS (added after call C).
-# About 300 s.
+# Then the marks lines on this checkout. About 400 s.
 # run: bash bench/results/h200x1-coll/s25/next-s26.sh (carry .bundle)
 set -u
 O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT
@@ -60,9 +60,16 @@ limits 1024,4096,16384 2 4 > $OUT/limits-1.csv
 for np in 2 4; do run $np small 1,4,16,64 -x BENCH_NO_HOST >> $OUT/small.csv; done
 limits 1,4,16,64 2 4 > $OUT/limits-small.csv
 echo "small at $(el) s"
+# the marks lines on this checkout (79cf753's one count of the blocks, in
+# the engine and the gate, not yet run on a GPU)
+unset BENCH_NO_TRADITIONAL BENCH_NO_HOST
+grep -E '^(gpu-gcoll-stream-marks|gpu-stream-gcoll-marks)' tests/gpu.list > /tmp/n.list
+TEST_LIST=/tmp/n.list TEST_BUILD_DIR=/tmp/tb TEST_TIMEOUT=60 timeout -s KILL $((520 - $(el))) tools/test.sh --gpu 2>&1 |
+  tr -d '\000' > $OUT/tests.txt
+echo "tests at $(el) s: $(grep -c '^PASS' $OUT/tests.txt) PASS, $(grep -c '^FAIL' $OUT/tests.txt) FAIL of $(wc -l < /tmp/n.list)"
 timeout -s KILL 5 nvidia-cuda-mps-control <<< quit
 nvcc -O3 -arch=sm_90 -o /tmp/markcost bench/results/h200x1-coll/s25/markcost.cu &&
   MARKCOST_ONLY=none,st,div,red,ldgst,ldgred,strong,vol,ldgstrg /tmp/markcost > $OUT/markcost3.txt 2>&1
 OUT=$O out_pack n /tmp/o
 cp $OUT/marks.csv $OUT/ktime.csv $OUT/small.csv $OUT/limits-0.csv $OUT/limits-1.csv $OUT/limits-small.csv \
-  $OUT/markcost3.txt $O/ 2>/dev/null
+  $OUT/markcost3.txt $OUT/tests.txt $O/ 2>/dev/null
