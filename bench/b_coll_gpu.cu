@@ -36,6 +36,8 @@
  * kernel's own time back to back with nothing, a cudaMemcpyAsync or a copy
  * kernel of x into y between two (no MPI).
  * BENCH_PARTS=P: P partitions (a divisor of the grid; default up to 32).
+ * The kernel finds its block's partition by a shift where the blocks per
+ * partition are a power of two; BENCH_PARTITION_DIV=1: by a division.
  * BENCH_STREAM_PLAIN=1 (timing, with BENCH_STREAM_KERNELS in after mode):
  * the stream row's kernel makes no MPIX_Pready (the request then fails);
  * BENCH_STREAM_KERNEL=mark|ldg|ldgsb: it stores the marks itself, through
@@ -232,14 +234,33 @@ static void trace_write(void)
  * advance() keeps on the GPU. Two blocks an SM (32 registers a thread),
  * the traced build's stamps included, so that a trace sees the waves of
  * blocks an untraced run has. */
+/* DIV: the block's partition by a division by bpp, a runtime value; else
+ * by a shift of bshift (bpp a power of two), as an application whose
+ * blocks per partition are a power of two would write it. The division
+ * costs a short producer far more than its mark (bench/results/
+ * h200x1-coll/s26: markcost), and the limits' kernel has neither. */
+template <bool DIV>
 __global__ void __launch_bounds__(1024, 2)
-    compute_pready(float *x, int it, const int *ebase, int r, int bpp, MPIX_Prequest preq)
+    compute_pready(float *x, int it, const int *ebase, int r, int bpp, int bshift, MPIX_Prequest preq)
 {
     [[maybe_unused]] unsigned long long t0 = TRACE_NOW(); /* traced builds */
     long i = blockIdx.x * (long) blockDim.x + threadIdx.x;
     x[i] = val(i, r, epoch_at(it, ebase));
-    BENCH_PREADY(blockIdx.x / bpp, preq);
+    BENCH_PREADY(DIV ? blockIdx.x / bpp : blockIdx.x >> bshift, preq);
     trace_pready(ebase, epoch_at(it, ebase), bpp, t0);
+}
+
+/* compute_pready by shift where bpp is a power of two, unless
+ * BENCH_PARTITION_DIV=1 (the division, as before session 26) */
+static void launch_pready(int grid, cudaStream_t s, float *x, int it, const int *ebase, int r, int bpp,
+                          MPIX_Prequest preq)
+{
+    static const bool div = NULL != getenv("BENCH_PARTITION_DIV");
+    if (div || 0 != (bpp & (bpp - 1))) {
+        compute_pready<true><<<grid, 1024, 0, s>>>(x, it, ebase, r, bpp, 0, preq);
+    } else {
+        compute_pready<false><<<grid, 1024, 0, s>>>(x, it, ebase, r, bpp, __builtin_ctz(bpp), preq);
+    }
 }
 
 /* The graph rows: epoch(k, ebase), k = 1..K (graph_epochs()), captured
@@ -325,7 +346,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             MPI_Start(&req);
             if (NULL == preq) MPIX_Prequest_create(req, &preq);
             if (ktime) CUDA(cudaEventRecord(k0, s));
-            compute_pready<<<grid, 1024, 0, s>>>(x, it + 1, NULL, rank, bpp, preq);
+            launch_pready(grid, s, x, it + 1, NULL, rank, bpp, preq);
             if (ktime) CUDA(cudaEventRecord(k1, s));
             MPI_Wait(&req, MPI_STATUS_IGNORE);
             CUDA(cudaStreamSynchronize(s));
@@ -443,7 +464,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
             else if (3 == smode) compute_ldgsb<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, dreq);
             else if (4 == smode) compute_mark<<<grid, 1024, 0, s>>>(x, it + 2, rank, bpp, cmarks);
             else if (5 == smode) compute_mark<<<grid, 1024, 0, s>>>(x, it + 2, rank, 1, cmarks);
-            else compute_pready<<<grid, 1024, 0, s>>>(x, it + 2, NULL, rank, bpp, preq);
+            else launch_pready(grid, s, x, it + 2, NULL, rank, bpp, preq);
             if (ktime && it >= 0) CUDA(cudaEventRecord(ke[2 * it + 1], s));
             MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
         }
@@ -467,7 +488,7 @@ static void allreduce(int grid, cudaStream_t s, void *nccl)
         if (!plain && !smode) { /* the stand-ins time the stream row alone */
             t = graph_run(s, iters, iters + 1, &epochs, &last, [&](int k, const int *ebase) {
                 MPIX_Start_enqueue(&req);
-                compute_pready<<<grid, 1024, 0, s>>>(x, k, ebase, rank, bpp, preq);
+                launch_pready(grid, s, x, k, ebase, rank, bpp, preq);
                 MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE);
             });
             MPI_Wait(&req, MPI_STATUS_IGNORE);
