@@ -189,21 +189,26 @@ if by["gallreduce"]:
           "the schedule engine, traditional and the two limits: grid, ranks, us, and "
           "it / kernel_copy_limit; issue 22's targets: <= 15 us at 1-64 blocks, <= 1.3x the "
           "limit at 4-64 MiB (1K-16K blocks) (* = missed)")
-    cols = ("partitioned", "partitioned_stream", "partitioned_graph", "host_engine", "traditional",
-            "kernel_alone", "kernel_copy_limit")
-    print(f"{'grid':>8} {'np':>3}" + "".join(f"{c:>20}" for c in cols) + f"{'part/lim':>10}{'stream/lim':>11}{'graph/lim':>10}")
+    parts = ("partitioned", "partitioned_stream", "partitioned_graph", "partitioned_stream_after",
+             "partitioned_graph_after")
+    parts = tuple(c for c in parts if any(k[0] == c for k in t))
+    cols = parts + ("host_engine", "traditional", "kernel_alone", "kernel_copy_limit")
+    print("(_after: stream-ordered epochs with the engine after the producers, "
+          "part_ucx_coll_gpu_after_bytes and info mpix_stream_kernels)")
+    print(f"{'grid':>8} {'np':>3}" + "".join(f"{c:>25}" for c in cols)
+          + "".join(f"{c[len('partitioned'):].lstrip('_') or 'part':>14}" for c in parts) + "   (/limit)")
     for (g, np_) in sorted({(k[1], k[2]) for k in t if k[0] in cols}):
         cells = ""
         for c in cols:
             v = t.get((c, g, np_))
             miss = c.startswith("partitioned") and v is not None and g <= 64 and v > 15.0
-            cells += f"{'-' if v is None else format(v, '.1f') + ('*' if miss else ''):>20}"
+            cells += f"{'-' if v is None else format(v, '.1f') + ('*' if miss else ''):>25}"
         lim = t.get(("kernel_copy_limit", g, np_))
-        for c in ("partitioned", "partitioned_stream", "partitioned_graph"):
+        for c in parts:
             v = t.get((c, g, np_))
             q = v / lim if v and lim else None
             miss = q is not None and 1024 <= g <= 16384 and q > 1.3
-            cells += f"{'-' if q is None else format(q, '.2f') + 'x' + ('*' if miss else ''):>10}"
+            cells += f"{'-' if q is None else format(q, '.2f') + 'x' + ('*' if miss else ''):>14}"
         print(f"{g:>8} {np_:>3}" + cells)
     print("\nGPU-executed one-shot and two-shot (bench/b_coll_oneshot.cu, prototypes outside MPI's data path): "
           "variant, grid, ranks, us, partitioned / it, it / kernel_copy_limit")

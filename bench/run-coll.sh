@@ -7,7 +7,8 @@
 # MPIX_Pallreduce_init overhead. GPU (where a GPU is present), np 2 and 4:
 # kernel + allreduce vs grid size, traditional vs partitioned (device
 # MPIX_Pready; within a node the GPU engine, host-started and
-# stream-ordered) vs the schedule engine (host_engine) vs NCCL, and the init
+# stream-ordered, and stream-ordered with the engine after the producers)
+# vs the schedule engine (host_engine) vs NCCL, and the init
 # overhead on GPU buffers; then the two limits (the kernel alone, the kernel
 # and a copy of what a rank must move) beside the one-shot and two-shot
 # prototypes the GPU engine grew from (bench/b_coll_oneshot.cu).
@@ -54,6 +55,13 @@ if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
     # sharing a GPU (under CUDA MPS, bench/README.md)
     for np in 2 4; do
         run "$np" "$build/b_coll_gpu" allreduce "$grids"
+        # stream-ordered epochs with the engine after the producers
+        # (part_ucx_coll_gpu_after_bytes 1) and info mpix_stream_kernels
+        # (MPIX_Pready only marks): rows partitioned_stream_after and
+        # partitioned_graph_after
+        BENCH_STREAM_KERNELS=1 BENCH_NO_TRADITIONAL=1 BENCH_NO_HOST=1 BENCH_LABEL=_after \
+            run "$np" --mca part_ucx_coll_gpu_after_bytes 1 -x BENCH_STREAM_KERNELS \
+            -x BENCH_NO_TRADITIONAL -x BENCH_NO_HOST -x BENCH_LABEL "$build/b_coll_gpu" allreduce "$grids"
         # the schedule engine (part_ucx_coll_gpu_engine 0), host-started only:
         # its stream-ordered epochs need MPI_THREAD_MULTIPLE
         BENCH_NO_STREAM=1 timeout "$limit" mpirun -np "$np" --oversubscribe --bind-to none \
