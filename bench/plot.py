@@ -160,12 +160,17 @@ if by["gallreduce"]:
             continue
         series[(int(r["param2"]), r["component"])].append((int(r["param1"]), float(r["value"])))
     nps = sorted({k[0] for k in series})
+    # one colour a component in every panel (more components than the
+    # default cycle's ten); the limits dashed
+    comps = sorted({k[1] for k in series})
+    colour = {c: plt.get_cmap("tab20")(i % 20) for i, c in enumerate(comps)}
     fig, axes = plt.subplots(1, len(nps), figsize=(5.2 * len(nps) + 1.6, 4.2), squeeze=False)
     for ax, np_ in zip(axes[0], nps):
         for (n, comp), pts in sorted(series.items()):
             if n == np_:
                 pts.sort()
-                ax.plot(*zip(*pts), marker="o", label=comp)
+                ax.plot(*zip(*pts), marker="o", color=colour[comp],
+                        linestyle="--" if comp.startswith("kernel_") else "-", label=comp)
         style(ax, "grid size (blocks of 1024 threads, one float each)", "kernel + allreduce [us]",
               f"kernel + allreduce on GPU buffers, {np_} ranks", True)
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
