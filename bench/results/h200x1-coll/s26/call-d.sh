@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Session 26, call D (one H200, every rank under CUDA MPS), bundle of
+# bf2331b's install: the GPU suite's lines outside the collectives (calls A
+# and C ran those): first the stream-ordered sends, then the rest, as far
+# as one call goes. Since 1fd6ab4, whose lines passed in sessions 24-25,
+# only the collectives' device code changed.
+# run: bash bench/results/h200x1-coll/s26/call-d.sh (carry .bundle)
+set -u
+O=$OUT; export OUT=/tmp/o; rm -rf $OUT; mkdir -p $OUT
+. bench/call-env.sh .bundle/part-ucx.tar.xz || exit 1
+export CUDA_VISIBLE_DEVICES=0 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
+mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
+grep -vE '^\s*(#|$)' tests/gpu.list | grep -vE 'gcoll|^example-dl' > /tmp/rest
+{ grep '^gpu-stream' /tmp/rest; grep -v '^gpu-stream' /tmp/rest; } > /tmp/n.list
+TEST_LIST=/tmp/n.list TEST_BUILD_DIR=/tmp/tb TEST_TIMEOUT=60 timeout -s KILL 545 tools/test.sh --gpu 2>&1 |
+  tr -d '\000' > $OUT/tests.txt
+echo "tests at $(el) s: $(grep -c '^PASS' $OUT/tests.txt) PASS, $(grep -c '^FAIL' $OUT/tests.txt) FAIL of $(wc -l < /tmp/n.list)"
+mkdir -p $OUT/logs && for f in $(awk '/^FAIL/ {print $2}' $OUT/tests.txt); do cp /tmp/tb/$f.*log $OUT/logs/ 2>/dev/null; done
+timeout -s KILL 5 nvidia-cuda-mps-control <<< quit
+OUT=$O out_pack d /tmp/o
+cp $OUT/tests.txt /tmp/n.list $O/
