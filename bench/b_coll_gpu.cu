@@ -233,12 +233,11 @@ static void trace_write(void)
 /* ebase: in a graph, `it` counts from the epochs before the replay, which
  * advance() keeps on the GPU. Two blocks an SM (32 registers a thread),
  * the traced build's stamps included, so that a trace sees the waves of
- * blocks an untraced run has. */
-/* DIV: the block's partition by a division by bpp, a runtime value; else
- * by a shift of bshift (bpp a power of two), as an application whose
- * blocks per partition are a power of two would write it. The division
- * costs a short producer far more than its mark (bench/results/
- * h200x1-coll/s26: markcost), and the limits' kernel has neither. */
+ * blocks an untraced run has. DIV: the block's partition by a division
+ * by bpp, a runtime value; else by a shift of bshift (bpp a power of two),
+ * as an application whose blocks per partition are a power of two would
+ * write it: in a short producer the division costs more than the mark
+ * itself, and the limits' kernels compute no partition at all. */
 template <bool DIV>
 __global__ void __launch_bounds__(1024, 2)
     compute_pready(float *x, int it, const int *ebase, int r, int bpp, int bshift, MPIX_Prequest preq)
@@ -251,7 +250,7 @@ __global__ void __launch_bounds__(1024, 2)
 }
 
 /* compute_pready by shift where bpp is a power of two, unless
- * BENCH_PARTITION_DIV=1 (the division, as before session 26) */
+ * BENCH_PARTITION_DIV=1 (the division) */
 static void launch_pready(int grid, cudaStream_t s, float *x, int it, const int *ebase, int r, int bpp,
                           MPIX_Prequest preq)
 {

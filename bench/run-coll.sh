@@ -58,7 +58,8 @@ if nvidia-smi -L >/dev/null 2>&1 && [ -x "$cuda/bin/nvcc" ]; then
         # stream-ordered epochs with the engine after the producers
         # (part_ucx_coll_gpu_after_bytes 1) and info mpix_stream_kernels
         # (MPIX_Pready only marks): rows partitioned_stream_after and
-        # partitioned_graph_after
+        # partitioned_graph_after (where the ranks span GPUs the setting
+        # does not apply: the rows are then those of mpix_stream_kernels)
         BENCH_STREAM_KERNELS=1 BENCH_NO_TRADITIONAL=1 BENCH_NO_HOST=1 BENCH_LABEL=_after \
             run "$np" --mca part_ucx_coll_gpu_after_bytes 1 -x BENCH_STREAM_KERNELS \
             -x BENCH_NO_TRADITIONAL -x BENCH_NO_HOST -x BENCH_LABEL "$build/b_coll_gpu" allreduce "$grids"
