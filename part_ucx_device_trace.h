@@ -72,7 +72,7 @@ enum { PART_TRACE_UNIT_PEERS = 1, PART_TRACE_UNIT_MOVED, PART_TRACE_UNIT_TOLD };
 enum { PART_TRACE_BLOCK_START = 1, PART_TRACE_BLOCK_FINISHED };
 enum { PART_TRACE_GATE_ENTRY = 1, PART_TRACE_GATE_WAITED, PART_TRACE_GATE_LEFT };
 typedef unsigned long long part_trace_quad[4];
-static part_trace_quad *part_trace_quads_host; /* units, then blocks */
+static part_trace_quad *part_trace_quads_host; /* units, blocks, then the gate's blocks */
 __device__ part_trace_quad *part_trace_quads;
 
 __device__ static inline unsigned long long part_trace_now(void)
